@@ -1,0 +1,3 @@
+from graderctl.cli import main
+
+main()

@@ -1,0 +1,66 @@
+"""The command line: one thin module per command (parse -> call a service -> render -> exit code).
+
+Heavy imports happen inside the command functions, so ``graderctl --help`` stays quick.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from graderctl import __version__
+from graderctl.cli import _state
+
+app = typer.Typer(
+    name="graderctl",
+    help="Tell whether a grader can be trusted before it scores AI-agent trials.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"graderctl {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+    debug: bool = typer.Option(False, "--debug", help="Show tracebacks for errors."),
+    root: str | None = typer.Option(
+        None,
+        "--root",
+        help="Project root (default: nearest folder upward with graders/ or calibration_sets/).",
+    ),
+) -> None:
+    _state.DEBUG = debug
+    _state.ROOT = root
+
+
+def _register() -> None:
+    from graderctl.cli import calibrate, compare, list_, metrics, probe, score, sets, validate
+
+    app.command("validate")(validate.validate)
+    app.command("list")(list_.list_)
+    app.command("calibrate")(calibrate.calibrate)
+    app.command("compare")(compare.compare)
+    app.command("score")(score.score)
+    app.command("metrics")(metrics.metrics)
+    app.command("probe")(probe.probe)
+    app.add_typer(sets.app, name="sets")
+
+
+_register()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: runs the app and maps errors to exit codes; only here does the process exit."""
+    code = _state.run(app, argv)
+    sys.exit(code)

@@ -1,0 +1,132 @@
+"""Calibration sets: ``calibration_sets/<set>/`` (CONTRACT.md §3)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from graderctl.models.base import Check, Label, ModelIdentity, NonEmptyStr, StrictModel
+
+
+class Policy(StrictModel):
+    """What a grader must show on a set to be trusted (compared with one-sided 95% upper bounds)."""
+
+    max_false_accept_rate: float = Field(ge=0, le=1)
+    max_false_reject_rate: float = Field(ge=0, le=1)
+    max_error_rate: float = Field(default=0.01, ge=0, le=1)
+
+
+class SetManifest(StrictModel):
+    schema_version: Literal[1] = 1
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9._-]*$")
+    version: int = Field(ge=1)
+    check: Check
+    description: str = ""
+    source: str = ""
+    #: Optional: how labels from an upstream dataset were mapped (importers record it).
+    label_mapping: dict[str, str] | None = None
+    licence: str | None = None
+    citation: str | None = None
+    policy: Policy
+
+
+# --- sample inputs, one shape per check -------------------------------------------------------------
+
+
+class Citation(StrictModel):
+    source_id: str | None = None
+    url: str | None = None
+    doi: str | None = None
+    title: str | None = None
+    quote: str | None = None
+
+    @model_validator(mode="after")
+    def _needs_an_identifier(self) -> Citation:
+        if not (self.source_id or self.url or self.doi):
+            raise ValueError("a citation needs at least one of source_id, url, doi")
+        return self
+
+
+class SourceExistenceInput(StrictModel):
+    citation: Citation
+
+
+class Evidence(StrictModel):
+    source_id: str | None = None
+    text: str | None = None
+
+    @model_validator(mode="after")
+    def _one_of(self) -> Evidence:
+        if (self.source_id is None) == (self.text is None):
+            raise ValueError("an evidence item has exactly one of source_id or text")
+        return self
+
+
+class ClaimSupportInput(StrictModel):
+    claim: NonEmptyStr
+    evidence: list[Evidence] = Field(min_length=1)
+
+
+class Nugget(StrictModel):
+    text: NonEmptyStr
+    importance: Literal["vital", "okay"] = "vital"
+
+
+class CoverageInput(StrictModel):
+    question: str = ""
+    nuggets: list[Nugget] = Field(min_length=1)
+    report: str
+
+
+SampleInput = SourceExistenceInput | ClaimSupportInput | CoverageInput
+
+INPUT_MODELS: dict[Check, type[SourceExistenceInput] | type[ClaimSupportInput] | type[CoverageInput]] = {
+    Check.source_existence: SourceExistenceInput,
+    Check.claim_support: ClaimSupportInput,
+    Check.coverage: CoverageInput,
+}
+
+
+class LabelerLabel(StrictModel):
+    labeler: NonEmptyStr
+    label: Label
+
+
+class _SampleBase(StrictModel):
+    id: NonEmptyStr
+    label: Label
+    category: NonEmptyStr
+    group: str | None = None
+    rationale: str | None = None
+    generator: ModelIdentity | None = None
+    labels: list[LabelerLabel] | None = None
+
+
+class SourceExistenceSample(_SampleBase):
+    input: SourceExistenceInput
+
+
+class ClaimSupportSample(_SampleBase):
+    input: ClaimSupportInput
+
+
+class CoverageSample(_SampleBase):
+    input: CoverageInput
+
+
+Sample = SourceExistenceSample | ClaimSupportSample | CoverageSample
+
+SAMPLE_MODELS: dict[Check, type[SourceExistenceSample] | type[ClaimSupportSample] | type[CoverageSample]] = {
+    Check.source_existence: SourceExistenceSample,
+    Check.claim_support: ClaimSupportSample,
+    Check.coverage: CoverageSample,
+}
+
+
+class CorpusDocument(StrictModel):
+    id: NonEmptyStr
+    url: str | None = None
+    doi: str | None = None
+    title: str | None = None
+    text: str = ""

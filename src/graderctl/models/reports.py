@@ -1,0 +1,81 @@
+"""Persisted report documents (CONTRACT.md §6). Every document starts with ``schema_version``."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from graderctl.models.base import Label, OpenModel
+from graderctl.models.calset import Policy
+
+
+class RateEstimate(OpenModel):
+    """An error rate with its intervals. ``value`` and the bounds are ``None`` when ``n`` is 0."""
+
+    value: float | None
+    count: int = Field(ge=0)
+    n: int = Field(ge=0)
+    ci_low: float | None
+    ci_high: float | None
+    upper_95: float | None
+    #: Interval that respects ``group`` (cluster bootstrap), when samples carry groups.
+    clustered: dict[str, Any] | None = None
+
+
+class GraderInfo(OpenModel):
+    name: str
+    version: int
+    kind: str
+    fingerprint: str
+    check: str | None = None
+    params: dict[str, Any] | None = None
+    judge: dict[str, Any] | None = None
+
+
+class SetInfo(OpenModel):
+    name: str
+    version: int
+    fingerprint: str
+    n_good: int
+    n_bad: int
+    path: str | None = None
+
+
+class SampleOutcome(OpenModel):
+    id: str
+    label: Label
+    #: ``None`` when the grader erred on the sample: counted apart, never an accept or a reject.
+    accepted: bool | None
+    error: str | None = None
+    reason: str = ""
+    score: float | None = None
+    category: str | None = None
+    group: str | None = None
+    generator: str | None = None
+    correct: bool | None = None
+
+
+class CategoryCounts(OpenModel):
+    n: int
+    accepted: int
+    rejected: int
+    errors: int = 0
+
+
+class CalibrationReport(OpenModel):
+    schema_version: Literal[1] = 1
+    type: Literal["calibration"] = "calibration"
+    graderctl_version: str | None = None
+    created_at: str | None = None
+    environment: dict[str, Any] | None = None
+    grader: GraderInfo
+    calibration_set: SetInfo
+    false_accept_rate: RateEstimate
+    false_reject_rate: RateEstimate
+    errors: int
+    error_rate: float | None = None
+    trusted: bool
+    policy: Policy
+    by_category: dict[str, CategoryCounts] = Field(default_factory=dict)
+    samples: list[SampleOutcome]

@@ -1,0 +1,251 @@
+"""The grader plugin API.
+
+A grader kind is a class with a ``name``, a pydantic ``Params`` model and a ``grade_batch`` method that grades
+many sample inputs at once. Kinds are found through the entry-point group ``graderctl.graders``; the built-in
+kinds register through that same group, so a third-party kind in another installed package works the same way.
+
+A minimal third-party kind::
+
+    class AlwaysAccept(GraderKind):
+        name = "always_accept"
+        checks = frozenset({Check.claim_support})
+
+        class Params(BaseModel):
+            model_config = ConfigDict(extra="forbid")
+
+        def grade_batch(self, inputs):
+            return [Verdict.accept("accepts everything") for _ in inputs]
+
+registered in its ``pyproject.toml`` as::
+
+    [project.entry-points."graderctl.graders"]
+    always_accept = "my_package.module:AlwaysAccept"
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict
+
+from graderctl.errors import PluginError
+from graderctl.models.base import Check
+from graderctl.models.calset import CorpusDocument, SampleInput
+from graderctl.models.grader import JudgeSpec
+
+ENTRY_POINT_GROUP = "graderctl.graders"
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Tokens and money a model-based grader spent on one sample."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    usd: float = 0.0
+    requests: int = 0
+    cached: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The outcome of grading one input: accepted, rejected, or an error (never both)."""
+
+    accepted: bool | None
+    reason: str
+    score: float | None = None
+    error: str | None = None
+    usage: Usage | None = None
+    #: Kind-specific details a person may want in the report (closest passage, failed units, ...).
+    details: dict[str, Any] | None = None
+
+    @classmethod
+    def accept(cls, reason: str, score: float | None = None, **kw: Any) -> Verdict:
+        return cls(accepted=True, reason=reason, score=score, **kw)
+
+    @classmethod
+    def reject(cls, reason: str, score: float | None = None, **kw: Any) -> Verdict:
+        return cls(accepted=False, reason=reason, score=score, **kw)
+
+    @classmethod
+    def failed(cls, error: str, **kw: Any) -> Verdict:
+        return cls(accepted=None, reason="", error=error, **kw)
+
+    @property
+    def is_error(self) -> bool:
+        return self.accepted is None
+
+
+@dataclass
+class GradingContext:
+    """What a grader may consult beyond its inputs. Built by the services; kinds never read files themselves
+    except through ``base_dir`` (e.g. a prompt template next to the definition)."""
+
+    corpus: Corpus | None = None
+    judge: JudgeSpec | None = None
+    #: Folder of the grader definition, to resolve relative paths in params.
+    base_dir: Path | None = None
+    #: Fingerprint of the grader (for caches).
+    fingerprint: str | None = None
+    #: Folder for an on-disk cache; ``None`` disables caching.
+    cache_dir: Path | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class GraderKind:
+    """Base class of every grader kind (built-in or third party).
+
+    Subclasses set ``name`` (unique), ``checks`` (the checks it can grade; empty = any), ``Params`` (a
+    pydantic model of ``[params]``), and implement :meth:`grade_batch`.
+    """
+
+    name: ClassVar[str]
+    checks: ClassVar[frozenset[Check]] = frozenset()
+    #: Whether the kind calls a model (a ``[judge]`` block is then required).
+    model_based: ClassVar[bool] = False
+
+    class Params(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+
+    def __init__(self, params: BaseModel, context: GradingContext | None = None) -> None:
+        self.params = params
+        self.context = context or GradingContext()
+
+    @classmethod
+    def referenced_files(cls, params: BaseModel) -> list[str]:
+        """Paths (relative to the definition) whose content is part of the grader's identity."""
+        return []
+
+    @classmethod
+    def validate_definition(cls, params: BaseModel, base_dir: Path) -> list[str]:
+        """Extra checks of a definition beyond its params model; returns problems as messages."""
+        return []
+
+    def grade_batch(self, inputs: Sequence[SampleInput]) -> list[Verdict]:
+        """Grade every input; return exactly one verdict per input, in order.
+
+        A failure on one input is ``Verdict.failed(...)``; raising fails the whole batch (the runner records
+        an error for each of its samples)."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Release resources (HTTP clients, processes)."""
+
+
+# --- corpus -------------------------------------------------------------------------------------------
+
+
+class Corpus:
+    """Documents a citation or an evidence item can point at, indexed by id, normalised URL and DOI."""
+
+    def __init__(self, documents: Sequence[CorpusDocument]) -> None:
+        from graderctl.normalize import normalize_doi, normalize_url
+
+        self.documents: list[CorpusDocument] = list(documents)
+        self.by_id: dict[str, CorpusDocument] = {}
+        self.by_url: dict[str, CorpusDocument] = {}
+        self.by_doi: dict[str, CorpusDocument] = {}
+        for doc in self.documents:
+            self.by_id.setdefault(doc.id, doc)
+            if doc.url:
+                self.by_url.setdefault(normalize_url(doc.url), doc)
+            if doc.doi:
+                key = normalize_doi(doc.doi)
+                if key:
+                    self.by_doi.setdefault(key, doc)
+        self._lock = threading.Lock()
+        self._derived: dict[str, Any] = {}
+
+    def __len__(self) -> int:
+        return len(self.documents)
+
+    def get(self, source_id: str) -> CorpusDocument | None:
+        return self.by_id.get(source_id)
+
+    def find_url(self, url: str) -> CorpusDocument | None:
+        from graderctl.normalize import normalize_url
+
+        return self.by_url.get(normalize_url(url))
+
+    def find_doi(self, doi: str) -> CorpusDocument | None:
+        from graderctl.normalize import normalize_doi
+
+        key = normalize_doi(doi)
+        return self.by_doi.get(key) if key else None
+
+    def derived(self, key: str, build: Any) -> Any:
+        """Memoise a per-corpus derived structure (e.g. a normalised text index) built by ``build()``."""
+        with self._lock:
+            if key not in self._derived:
+                self._derived[key] = build()
+            return self._derived[key]
+
+
+# --- registry -----------------------------------------------------------------------------------------
+
+_registry: dict[str, type[GraderKind]] | None = None
+_registry_lock = threading.Lock()
+
+
+def validate_kind(cls: object, origin: str) -> type[GraderKind]:
+    """Check a kind when it registers, so a malformed plugin fails loudly and early."""
+    if not (isinstance(cls, type) and issubclass(cls, GraderKind)):
+        raise PluginError(f"{origin}: a grader kind must subclass graderctl.plugin.GraderKind, got {cls!r}")
+    name = getattr(cls, "name", None)
+    if not isinstance(name, str) or not name:
+        raise PluginError(f"{origin}: {cls.__name__} has no `name` class attribute")
+    params = getattr(cls, "Params", None)
+    if not (isinstance(params, type) and issubclass(params, BaseModel)):
+        raise PluginError(f"{origin}: {cls.__name__}.Params must be a pydantic BaseModel")
+    if cls.grade_batch is GraderKind.grade_batch:
+        raise PluginError(f"{origin}: {cls.__name__} does not implement grade_batch()")
+    return cls
+
+
+def register(cls: type[GraderKind], *, origin: str = "register()") -> None:
+    """Register a kind by hand (tests, notebooks). Duplicate names are rejected."""
+    registry = kinds()
+    validate_kind(cls, origin)
+    if cls.name in registry and registry[cls.name] is not cls:
+        raise PluginError(
+            f"{origin}: grader kind {cls.name!r} is already registered by {registry[cls.name]!r}"
+        )
+    registry[cls.name] = cls
+
+
+def kinds() -> dict[str, type[GraderKind]]:
+    """All registered kinds, loaded once from the ``graderctl.graders`` entry points."""
+    global _registry
+    with _registry_lock:
+        if _registry is None:
+            found: dict[str, type[GraderKind]] = {}
+            for ep in entry_points(group=ENTRY_POINT_GROUP):
+                origin = f"entry point {ep.name} = {ep.value}"
+                try:
+                    loaded = ep.load()
+                except Exception as exc:  # a broken plugin must not break the tool
+                    raise PluginError(f"{origin}: could not be imported: {exc}") from exc
+                cls = validate_kind(loaded, origin)
+                if cls.name != ep.name:
+                    raise PluginError(f"{origin}: entry-point name differs from the kind's name {cls.name!r}")
+                if cls.name in found and found[cls.name] is not cls:
+                    raise PluginError(f"{origin}: grader kind {cls.name!r} is registered twice")
+                found[cls.name] = cls
+            _registry = found
+        return _registry
+
+
+def get_kind(name: str) -> type[GraderKind]:
+    registry = kinds()
+    if name not in registry:
+        known = ", ".join(sorted(registry)) or "none"
+        raise PluginError(
+            f"unknown grader kind {name!r}; known kinds: {known}. "
+            "Fix: use one of these, or install the package that provides the kind."
+        )
+    return registry[name]

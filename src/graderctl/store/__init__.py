@@ -1,0 +1,1 @@
+"""All file I/O: load + validate, fingerprints, locks, atomic writes."""
