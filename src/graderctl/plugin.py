@@ -108,6 +108,9 @@ class GraderKind:
     checks: ClassVar[frozenset[Check]] = frozenset()
     #: Whether the kind calls a model (a ``[judge]`` block is then required).
     model_based: ClassVar[bool] = False
+    #: Version of the kind's implementation. Part of every grader fingerprint: bump it when a code change can
+    #: change a verdict, so trust bound to the old behaviour lapses by itself.
+    implementation_version: ClassVar[str] = "1"
 
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")

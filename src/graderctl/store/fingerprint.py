@@ -43,11 +43,16 @@ def fingerprint_of(kind: str, value: Any) -> str:
     return "sha256:" + h.hexdigest()
 
 
-def grader_fingerprint(definition: dict[str, Any], files: dict[str, str]) -> str:
-    """Over the resolved definition (as parsed from TOML) and the text of every file it references.
-    Line ends in referenced files are normalised to ``\\n`` so a checkout on Windows does not change it."""
+def grader_fingerprint(
+    definition: dict[str, Any], files: dict[str, str], *, implementation: str = "1"
+) -> str:
+    """Over the resolved definition (as parsed from TOML), the text of every file it references and the kind's
+    implementation version. Line ends in referenced files are normalised to ``\\n`` so a checkout on Windows
+    does not change it."""
     texts = {name: text.replace("\r\n", "\n") for name, text in files.items()}
-    return fingerprint_of("grader", {"definition": definition, "files": texts})
+    return fingerprint_of(
+        "grader", {"definition": definition, "files": texts, "implementation": implementation}
+    )
 
 
 def set_fingerprint(

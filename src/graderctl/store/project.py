@@ -189,7 +189,9 @@ def load_grader(path: Path, *, root: Path | None = None, check_path: bool = True
         shown=shown,
         definition=data,
         files=files,
-        fingerprint=grader_fingerprint(data, files),
+        fingerprint=grader_fingerprint(
+            data, files, implementation=f"{kind.name}/{kind.implementation_version}"
+        ),
         kind=kind,
         params=params,
     )
