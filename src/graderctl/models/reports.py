@@ -63,6 +63,21 @@ class CategoryCounts(OpenModel):
     errors: int = 0
 
 
+class PolicyCheck(OpenModel):
+    """One comparison of the trust decision: an observed bound against the policy's limit."""
+
+    #: ``false_accept_rate``, ``false_reject_rate`` or ``error_rate``.
+    name: str
+    #: Which statistic was compared (``upper_95``, ``clustered.upper_95`` or ``value``).
+    bound: str
+    observed: float | None
+    limit: float
+    passed: bool
+    #: How far the observed bound is over the limit (``None`` when it passed or is undefined).
+    excess: float | None = None
+    message: str = ""
+
+
 class CalibrationReport(OpenModel):
     schema_version: Literal[1] = 1
     type: Literal["calibration"] = "calibration"
@@ -78,4 +93,13 @@ class CalibrationReport(OpenModel):
     trusted: bool
     policy: Policy
     by_category: dict[str, CategoryCounts] = Field(default_factory=dict)
+    # Optional extensions of CONTRACT.md §6 (written by `graderctl calibrate`):
+    n_graded: int | None = None
+    policy_checks: list[PolicyCheck] = Field(default_factory=list)
+    set_supports_policy: dict[str, Any] | None = None
+    sample_size_advice: dict[str, Any] | None = None
+    by_generator: dict[str, CategoryCounts] = Field(default_factory=dict)
+    agreement: dict[str, Any] | None = None
+    warnings: list[str] = Field(default_factory=list)
+    usage: dict[str, Any] | None = None
     samples: list[SampleOutcome]
