@@ -2,39 +2,71 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 import unicodedata
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsplit
 
+#: Query parameters that only track where a click came from; they never change the page.
 _TRACKING_PARAMS = re.compile(
-    r"^(utm_[a-z]+|fbclid|gclid|dclid|msclkid|mc_cid|mc_eid|_ga|ref_src|igshid)$", re.I
+    r"^(utm_[a-z_]+|fbclid|gclid|gclsrc|dclid|msclkid|yclid|twclid|ttclid|li_fat_id|igshid|mc_cid|mc_eid"
+    r"|_ga|_gl|_hsenc|_hsmi|mkt_tok|ref_src|ref_url|oly_anon_id|oly_enc_id|vero_id|wt\.mc_id|cmpid"
+    r"|s_cid|icid|ncid|sr_share|spm|share_id|__twitter_impression)$",
+    re.I,
 )
-_DEFAULT_PORTS = {"http": "80", "https": "443"}
-_DOI_PREFIX = re.compile(r"^\s*(?:doi:\s*|https?://(?:dx\.)?doi\.org/|(?:dx\.)?doi\.org/)", re.I)
+_DEFAULT_PORTS = frozenset({80, 443})
+_SESSION_PATH_PARAM = re.compile(r";(?:jsessionid|phpsessid|sid)=[^/?#]*", re.I)
+_DOI_PREFIX = re.compile(
+    r"^\s*(?:doi\s*:\s*|info:doi/|urn:doi:|(?:https?://)?(?:www\.)?(?:dx\.)?doi\.org/)", re.I
+)
+_DOI_ANYWHERE = re.compile(r"\b(10\.\d{4,9}/[^\s\"'<>]+)", re.I)
+#: Characters a URL or DOI picks up from the prose around it.
+_TRAILING_PROSE = ".,;:!?"
+
+
+def _strip_prose(text: str) -> str:
+    text = text.strip().strip("<>\"'")
+    while text and text[-1] in _TRAILING_PROSE:
+        text = text[:-1]
+    if text.endswith(")") and text.count(")") > text.count("("):
+        text = text[:-1]
+    return text
+
+
+def _host_key(host: str) -> str:
+    host = host.lower().rstrip(".")
+    if not host.isascii():
+        with contextlib.suppress(UnicodeError):
+            host = host.encode("idna").decode("ascii")
+    if host.startswith("www."):
+        host = host[4:]
+    return host
 
 
 def normalize_url(url: str) -> str:
     """A key under which variants of one page's URL compare equal.
 
-    Ignores the scheme (http/https), host case, a leading ``www.``, default ports, a trailing slash, the
-    fragment, tracking parameters (``utm_*``, ``fbclid``, ...), query-parameter order and percent-encoding
-    differences."""
-    text = unicodedata.normalize("NFKC", url.strip())
-    if "://" not in text:
+    Ignores the scheme (http/https), host case, a leading ``www.``, internationalised host spelling (Unicode
+    or punycode), default ports, a trailing slash or ``index.html``, the fragment, session ids in the path,
+    tracking parameters (``utm_*``, ``fbclid``, ``gclid``, ...), query-parameter order, percent-encoding
+    differences, and punctuation the URL picked up from surrounding prose (a trailing ``.`` or ``,``)."""
+    text = _strip_prose(unicodedata.normalize("NFKC", url))
+    if text.startswith("//"):
+        text = "http:" + text
+    elif "://" not in text:
         text = "http://" + text
     parts = urlsplit(text)
-    host = (parts.hostname or "").lower().rstrip(".")
-    if host.startswith("www."):
-        host = host[4:]
+    host = _host_key(parts.hostname or "")
     port = ""
     try:
-        if parts.port is not None and str(parts.port) not in _DEFAULT_PORTS.values():
+        if parts.port is not None and parts.port not in _DEFAULT_PORTS:
             port = f":{parts.port}"
     except ValueError:
         port = ""
-    path = quote(unquote(parts.path), safe="/:@!$&'()*+,;=-._~")
+    path = _SESSION_PATH_PARAM.sub("", parts.path)
+    path = quote(unquote(path), safe="/:@!$&'()*+,;=-._~")
     path = re.sub(r"/{2,}", "/", path).rstrip("/")
-    if path.lower().endswith(("/index.html", "/index.htm")):
+    if path.lower().endswith(("/index.html", "/index.htm", "/index.php", "/default.aspx")):
         path = path.rsplit("/", 1)[0]
     query_items = [
         (k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if not _TRACKING_PARAMS.match(k)
@@ -44,9 +76,29 @@ def normalize_url(url: str) -> str:
 
 
 def normalize_doi(doi: str) -> str | None:
-    """Lower-cased bare DOI (``10.xxxx/...``), or ``None`` when the text holds no DOI."""
-    text = unquote(unicodedata.normalize("NFKC", doi.strip()))
-    text = _DOI_PREFIX.sub("", text).strip().rstrip(".")
-    if not text.lower().startswith("10."):
+    """Lower-cased bare DOI (``10.xxxx/...``), or ``None`` when the text holds no DOI.
+
+    Accepts ``doi:``/``DOI:`` prefixes, ``https://doi.org/`` and ``dx.doi.org`` links, ``info:doi/`` and
+    ``urn:doi:`` forms, percent-encoding and trailing prose punctuation."""
+    text = _strip_prose(unquote(unicodedata.normalize("NFKC", doi)))
+    text = _DOI_PREFIX.sub("", text).strip()
+    text = _strip_prose(text)
+    if not re.match(r"10\.\d+/\S", text):
         return None
     return text.lower()
+
+
+def find_doi(text: str) -> str | None:
+    """The first DOI written anywhere in ``text`` (a publisher URL such as
+    ``https://journals.plos.org/plosone/article?id=10.1371/journal.pone.0123456``), normalised; ``None`` if
+    there is none."""
+    direct = normalize_doi(text)
+    if direct:
+        return direct
+    m = _DOI_ANYWHERE.search(unquote(unicodedata.normalize("NFKC", text)))
+    if m is None:
+        return None
+    found = m.group(1)
+    # a DOI embedded in a URL ends where the URL's query or fragment starts
+    found = re.split(r"[?#&]", found, maxsplit=1)[0]
+    return normalize_doi(found)

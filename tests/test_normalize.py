@@ -1,0 +1,104 @@
+"""URL and DOI normalisation: variants of one identifier compare equal; different identifiers do not."""
+
+from __future__ import annotations
+
+import pytest
+
+from graderctl.normalize import find_doi, normalize_doi, normalize_url
+
+BASE = "https://example.com/news/article-1?id=7&page=2"
+
+
+@pytest.mark.parametrize(
+    "variant",
+    [
+        "http://example.com/news/article-1?id=7&page=2",
+        "https://www.example.com/news/article-1?id=7&page=2",
+        "https://EXAMPLE.com/news/article-1?id=7&page=2",
+        "https://example.com:443/news/article-1?id=7&page=2",
+        "http://example.com:80/news/article-1?id=7&page=2",
+        "https://example.com/news/article-1/?id=7&page=2",
+        "https://example.com/news/article-1?page=2&id=7",
+        "https://example.com/news/article-1?id=7&page=2#comments",
+        "https://example.com/news/article-1?id=7&page=2&utm_source=x&utm_medium=email",
+        "https://example.com/news/article-1?fbclid=abc&id=7&gclid=z&page=2",
+        "https://example.com/news/%61rticle-1?id=7&page=2",
+        "https://example.com//news/article-1?id=7&page=2",
+        " https://example.com/news/article-1?id=7&page=2. ",
+        "<https://example.com/news/article-1?id=7&page=2>",
+        "example.com/news/article-1?id=7&page=2",
+        "//example.com/news/article-1?id=7&page=2",
+        "https://example.com/news/article-1;jsessionid=ABC123?id=7&page=2",
+    ],
+)
+def test_url_variants_are_equal(variant: str) -> None:
+    assert normalize_url(variant) == normalize_url(BASE)
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        "https://example.com/news/article-2?id=7&page=2",
+        "https://example.com/news/article-1?id=8&page=2",
+        "https://example.com/news/Article-1?id=7&page=2",
+        "https://example.org/news/article-1?id=7&page=2",
+        "https://example.com:8080/news/article-1?id=7&page=2",
+        "https://news.example.com/news/article-1?id=7&page=2",
+    ],
+)
+def test_different_urls_differ(other: str) -> None:
+    assert normalize_url(other) != normalize_url(BASE)
+
+
+def test_index_pages_and_roots() -> None:
+    assert normalize_url("https://example.com/a/index.html") == normalize_url("https://example.com/a/")
+    assert normalize_url("https://example.com/") == normalize_url("http://www.example.com")
+
+
+def test_unicode_paths_and_hosts() -> None:
+    assert normalize_url("https://de.wikipedia.org/wiki/Müller") == normalize_url(
+        "https://de.wikipedia.org/wiki/M%C3%BCller"
+    )
+    assert normalize_url("https://bücher.example/x") == normalize_url("https://xn--bcher-kva.example/x")
+
+
+def test_wikipedia_parentheses_survive() -> None:
+    a = normalize_url("https://en.wikipedia.org/wiki/Mercury_(planet)")
+    assert a.endswith("Mercury_(planet)")
+    assert normalize_url("https://en.wikipedia.org/wiki/Mercury_(planet).") == a
+
+
+@pytest.mark.parametrize(
+    "variant",
+    [
+        "10.1000/XYZ.123",
+        "doi:10.1000/xyz.123",
+        "DOI: 10.1000/xyz.123",
+        "https://doi.org/10.1000/xyz.123",
+        "http://dx.doi.org/10.1000/xyz.123",
+        "https://www.doi.org/10.1000/xyz.123",
+        "doi.org/10.1000/xyz.123",
+        "info:doi/10.1000/xyz.123",
+        "https://doi.org/10.1000%2Fxyz.123",
+        "10.1000/xyz.123.",
+    ],
+)
+def test_doi_variants(variant: str) -> None:
+    assert normalize_doi(variant) == "10.1000/xyz.123"
+
+
+def test_not_a_doi() -> None:
+    assert normalize_doi("https://example.com/x") is None
+    assert normalize_doi("10.1000") is None
+    assert normalize_doi("") is None
+
+
+def test_find_doi_in_publisher_urls() -> None:
+    assert (
+        find_doi("https://journals.plos.org/plosone/article?id=10.1371/journal.pone.0123456")
+        == "10.1371/journal.pone.0123456"
+    )
+    assert find_doi("https://link.springer.com/article/10.1007/s11192-020-03690-4") == (
+        "10.1007/s11192-020-03690-4"
+    )
+    assert find_doi("https://example.com/about") is None
