@@ -111,6 +111,9 @@ class GraderKind:
     #: Version of the kind's implementation. Part of every grader fingerprint: bump it when a code change can
     #: change a verdict, so trust bound to the old behaviour lapses by itself.
     implementation_version: ClassVar[str] = "1"
+    #: Whether verdicts may be kept in the on-disk verdict cache (kinds that call a model or a program and
+    #: grade deterministically from their input; the cache key is :meth:`cache_payload` + the fingerprint).
+    cacheable: ClassVar[bool] = False
 
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")
@@ -128,6 +131,13 @@ class GraderKind:
     def validate_definition(cls, params: BaseModel, base_dir: Path) -> list[str]:
         """Extra checks of a definition beyond its params model; returns problems as messages."""
         return []
+
+    def cache_payload(self, inp: SampleInput) -> Any:
+        """What the verdict on ``inp`` depends on besides the grader's fingerprint (the cache key).
+
+        The default is the input itself; a kind that resolves ``source_id`` through the corpus should include
+        the resolved text (the LLM judge returns its rendered prompt)."""
+        return inp.model_dump(mode="json", exclude_none=True)
 
     def grade_batch(self, inputs: Sequence[SampleInput]) -> list[Verdict]:
         """Grade every input; return exactly one verdict per input, in order.
