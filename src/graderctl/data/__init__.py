@@ -1,0 +1,1 @@
+"""Data files shipped with graderctl (read with importlib.resources)."""
