@@ -1,0 +1,72 @@
+"""Pure statistics for graderctl: rates and intervals, agreement, paired comparisons, pass@k, corrections.
+
+No I/O and nothing about graders: plain ints, floats, Fractions and frozen dataclasses in, the same out.
+Conventions (scikit-learn ``sklearn.metrics`` style):
+
+- bad parameters raise :class:`graderctl.errors.StatisticsError` with one uniform message,
+  ``The 'k' parameter of pass_at_k must be an int in the range [1, n]. Got 6 instead.``;
+- a statistic undefined for valid data returns ``None`` and emits :class:`UndefinedMetricWarning`
+  (never NaN, never 0);
+- bootstraps are deterministic for a fixed ``seed``.
+
+Importing this package is cheap: numpy, scipy and krippendorff are imported inside the functions that need
+them.
+"""
+
+from __future__ import annotations
+
+from graderctl.stats._common import UndefinedMetricWarning
+from graderctl.stats.agreement import cohen_kappa, cohen_kappa_from_table, krippendorff_alpha_nominal
+from graderctl.stats.clustered import (
+    ClusteredRate,
+    bootstrap_tasks_interval,
+    cluster_bootstrap_mean_difference,
+    cluster_bootstrap_rate,
+)
+from graderctl.stats.correction import CorrectedRate, rogan_gladen, rogan_gladen_interval
+from graderctl.stats.paired import (
+    PairedDifference,
+    equivalent_within,
+    mcnemar_exact,
+    paired_difference,
+    tango_interval,
+)
+from graderctl.stats.passk import KTooLargeError, mean_pass_at_k, mean_pass_hat_k, pass_at_k, pass_hat_k
+from graderctl.stats.rates import (
+    RateStats,
+    clopper_pearson_interval,
+    clopper_pearson_upper,
+    rate_stats,
+    samples_needed,
+    wilson_interval,
+)
+
+__all__ = [
+    "ClusteredRate",
+    "CorrectedRate",
+    "KTooLargeError",
+    "PairedDifference",
+    "RateStats",
+    "UndefinedMetricWarning",
+    "bootstrap_tasks_interval",
+    "clopper_pearson_interval",
+    "clopper_pearson_upper",
+    "cluster_bootstrap_mean_difference",
+    "cluster_bootstrap_rate",
+    "cohen_kappa",
+    "cohen_kappa_from_table",
+    "equivalent_within",
+    "krippendorff_alpha_nominal",
+    "mcnemar_exact",
+    "mean_pass_at_k",
+    "mean_pass_hat_k",
+    "paired_difference",
+    "pass_at_k",
+    "pass_hat_k",
+    "rate_stats",
+    "rogan_gladen",
+    "rogan_gladen_interval",
+    "samples_needed",
+    "tango_interval",
+    "wilson_interval",
+]
