@@ -128,7 +128,7 @@ def cluster_bootstrap_rate(
         ci_low=_unit(low),
         ci_high=_unit(high),
         upper_95=_unit(upper),
-        design_effect=_design_effect(successes, sizes),
+        design_effect=_design_effect(kinds[:, 0], kinds[:, 1], counts.astype(np.float64)),
         n_groups=n_groups,
         n_boot=n_boot,
         seed=seed,
@@ -142,23 +142,25 @@ def _unit(value: float) -> float:
     return min(1.0, max(0.0, float(value)))
 
 
-def _design_effect(successes: npt.NDArray[np.float64], sizes: npt.NDArray[np.float64]) -> float | None:
+def _design_effect(
+    successes: npt.NDArray[np.float64], sizes: npt.NDArray[np.float64], counts: npt.NDArray[np.float64]
+) -> float | None:
     """Kish-style design effect of a ratio estimate ``sum(s) / sum(m)`` over ``G`` groups.
 
     ``var_clustered = G / (G - 1) * sum((s_g - p m_g)^2) / N^2`` (linearised ratio-estimator variance) over
     ``var_binomial = p (1 - p) / (N - 1)`` (the same unbiased form for independent samples), so singleton
     groups give exactly 1 and ``G`` groups of ``m`` identical outcomes give ``(N - 1) / (G - 1)``, about
-    ``m``.
+    ``m``. Groups come as sorted distinct kinds with their ``counts``, so sums do not depend on input order.
     """
-    n_groups = len(sizes)
-    total = float(sizes.sum())
-    p = float(successes.sum()) / total
+    n_groups = int(counts.sum())
+    total = float(counts @ sizes)
+    p = float(counts @ successes) / total
     if n_groups < 2 or p in (0.0, 1.0):
         reason = "there is one group" if n_groups < 2 else "every outcome is the same (binomial variance 0)"
         warn_undefined(f"cluster_bootstrap_rate: the design effect is undefined because {reason}; it is None")
         return None
     residuals = successes - p * sizes
-    clustered = n_groups / (n_groups - 1) * float(residuals @ residuals) / (total * total)
+    clustered = n_groups / (n_groups - 1) * float(counts @ (residuals * residuals)) / (total * total)
     binomial = p * (1.0 - p) / (total - 1.0)
     return clustered / binomial
 
