@@ -1,0 +1,654 @@
+"""Built-in kind ``source_existence``: does the cited source exist, and does it contain the quote?
+
+A citation ``{source_id, url, doi, title, quote}`` is resolved against the corpus by ``source_id``, else by
+its normalised URL, else by DOI. Every identifier that is given must resolve, and all to the same document:
+a URL or DOI that resolves nowhere is a fabricated or mangled source even when the title matches a real
+document (the reason names the closest document by title so a person can see what was probably meant).
+
+A quote must appear in the resolved document. Texts are compared after NFKC, quote/dash folding, soft-hyphen
+removal, whitespace collapsing and lower-casing; a quote with ``...``/``…`` is several fragments that must
+appear in order. Matching is tried in three steps, cheapest first: exact substring; exact over word tokens
+(punctuation ignored); then a fuzzy alignment (rapidfuzz) whose differences must all be tiny: spacing
+(``e-mail``/``email``) or at most ``max_word_edits`` one-letter spelling slips in long quotes. Every number
+in the quote must appear in the matched passage, and a changed, added, dropped or negated word is never
+tolerated, so changed numbers, swapped words, negations and spliced passages are rejected.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, Field
+
+from graderctl.kinds import _text
+from graderctl.models.base import Check
+from graderctl.models.calset import CorpusDocument, SampleInput, SourceExistenceInput
+from graderctl.normalize import find_doi, normalize_doi, normalize_url
+from graderctl.plugin import Corpus, GraderKind, Verdict
+
+_LOOSE_TOKEN = re.compile(r"\d+(?:[.,]\d+)*(?![^\W_])|[^\W_]+|%")
+_THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
+_NUMBERISH = frozenset({"percent", "per", "cent", "million", "billion", "trillion", "thousand", "hundred"})
+
+
+def _loose_tokens(text: str) -> tuple[list[str], list[tuple[int, int]]]:
+    """Word tokens of a normalised text in canonical form (``%`` -> ``percent``, ``3,500`` -> ``3500``) and
+    their spans: the form in which punctuation differences vanish."""
+    tokens: list[str] = []
+    spans: list[tuple[int, int]] = []
+    for m in _LOOSE_TOKEN.finditer(text):
+        tok = m.group()
+        if tok == "%":
+            tok = "percent"
+        elif tok[0].isdigit() and _THOUSANDS.fullmatch(tok):
+            tok = tok.replace(",", "")
+        tokens.append(tok)
+        spans.append(m.span())
+    return tokens, spans
+
+
+_EDGE_PUNCT = " .,;:!?'\"-"
+_INDEX_KEY = "source_existence/doc-index/v1"
+_TITLE_KEY = "source_existence/title-index/v1"
+
+
+class SourceExistenceParams(GraderKind.Params):
+    """``[params]`` of a ``source_existence`` grader."""
+
+    check_quote: bool = Field(
+        default=True, description="Check that a citation's quote appears in the resolved document."
+    )
+    require_quote: bool = Field(default=False, description="Reject citations that carry no quote.")
+    identifiers_must_agree: bool = Field(
+        default=True,
+        description=(
+            "Every identifier given (source_id, url, doi) must resolve, and to the same document; otherwise "
+            "the citation is rejected as fabricated or mangled."
+        ),
+    )
+    max_char_edit_ratio: float = Field(
+        default=0.06,
+        ge=0,
+        le=0.5,
+        description=(
+            "Fuzzy matches only: largest share of characters (punctuation ignored) that may differ between a "
+            "quote fragment and the passage."
+        ),
+    )
+    max_word_edits: int = Field(
+        default=1,
+        ge=0,
+        description="Fuzzy matches only: how many one-letter spelling slips a quote fragment may contain.",
+    )
+    words_per_edit: int = Field(
+        default=12,
+        ge=1,
+        description="A fragment may hold one spelling slip per this many words (short quotes: none).",
+    )
+    min_slip_word_length: int = Field(
+        default=6, ge=1, description="A spelling slip is tolerated only in words at least this long."
+    )
+    min_fuzzy_similarity: float = Field(
+        default=0.8,
+        ge=0,
+        le=1,
+        description="Below this similarity no passage is considered a candidate at all (only reported).",
+    )
+    passage_chars_shown: int = Field(
+        default=240, ge=40, description="Longest passage quoted in a reason (the middle is elided)."
+    )
+
+
+# --- per-document index ---------------------------------------------------------------------------------
+
+
+@dataclass
+class _DocIndex:
+    """A document's text in comparison form, built once per corpus and reused by every citation."""
+
+    norm: str
+    #: ``norm`` with its case kept, when it aligns character for character with ``norm`` (for display).
+    display: str
+    _loose: tuple[str, list[int], list[tuple[int, int]], list[str]] | None = field(default=None, repr=False)
+
+    @classmethod
+    def build(cls, text: str) -> _DocIndex:
+        display = _text.normalize(text, casefold=False)
+        norm = display.lower()
+        if len(norm) != len(display):  # rare: a lower-casing that changes length (e.g. "İ")
+            display = norm
+        return cls(norm=norm, display=display)
+
+    @property
+    def loose(self) -> tuple[str, list[int], list[tuple[int, int]], list[str]]:
+        """Canonical word tokens joined by single spaces, each token's offset in that string, its span in
+        ``norm``, and the tokens themselves."""
+        if self._loose is None:
+            tokens, spans = _loose_tokens(self.norm)
+            offsets: list[int] = []
+            pos = 0
+            for t in tokens:
+                offsets.append(pos)
+                pos += len(t) + 1
+            self._loose = (" ".join(tokens), offsets, spans, tokens)
+        return self._loose
+
+
+def _doc_index(corpus: Corpus, doc: CorpusDocument) -> _DocIndex:
+    cache: dict[str, _DocIndex] = corpus.derived(_INDEX_KEY, dict)
+    index = cache.get(doc.id)
+    if index is None:
+        index = _DocIndex.build(doc.text)
+        cache[doc.id] = index
+    return index
+
+
+@dataclass
+class _TitleIndex:
+    """Finds the documents whose title (or URL) is closest to a citation's, for messages."""
+
+    titles: list[str]
+    urls: list[str]
+    by_token: dict[str, list[int]]
+    by_host: dict[str, list[int]]
+
+    @classmethod
+    def build(cls, corpus: Corpus) -> _TitleIndex:
+        titles: list[str] = []
+        urls: list[str] = []
+        by_token: dict[str, list[int]] = {}
+        by_host: dict[str, list[int]] = {}
+        for i, doc in enumerate(corpus.documents):
+            title = _text.normalize(doc.title or "")
+            titles.append(title)
+            url = normalize_url(doc.url) if doc.url else ""
+            urls.append(url)
+            for tok in set(_text.content_words(title)):
+                by_token.setdefault(tok, []).append(i)
+            if url:
+                by_host.setdefault(url.split("/", 1)[0], []).append(i)
+        return cls(titles, urls, by_token, by_host)
+
+    def closest_by_title(self, title: str, limit: int = 3000) -> tuple[int, float] | None:
+        from rapidfuzz import fuzz, process
+
+        words = sorted(
+            set(_text.content_words(_text.normalize(title))), key=lambda w: len(self.by_token.get(w, ()))
+        )
+        candidates: set[int] = set()
+        for w in words:
+            posting = self.by_token.get(w)
+            if not posting:
+                continue
+            if candidates and len(candidates) + len(posting) > limit:
+                break
+            candidates.update(posting[:limit])
+        if not candidates:
+            return None
+        choices = {i: self.titles[i] for i in candidates}
+        best = process.extractOne(_text.normalize(title), choices, scorer=fuzz.token_sort_ratio)
+        if best is None:
+            return None
+        return int(best[2]), float(best[1]) / 100
+
+    def closest_by_url(self, url: str, limit: int = 20000) -> tuple[int, float] | None:
+        from rapidfuzz import fuzz, process
+
+        key = normalize_url(url)
+        posting = self.by_host.get(key.split("/", 1)[0])
+        if not posting:
+            return None
+        choices = {i: self.urls[i] for i in posting[:limit]}
+        best = process.extractOne(key, choices, scorer=fuzz.ratio)
+        if best is None:
+            return None
+        return int(best[2]), float(best[1]) / 100
+
+
+# --- quote matching -------------------------------------------------------------------------------------
+
+
+@dataclass
+class _FragmentMatch:
+    fragment: str
+    found: bool
+    how: str  # exact | tokens | fuzzy | none
+    similarity: float
+    start: int = -1  # span in the document's normalised text
+    end: int = -1
+    problems: list[str] = field(default_factory=list)
+
+
+def _clean_fragment(fragment: str) -> str:
+    return _text.normalize(fragment).strip(_EDGE_PUNCT)
+
+
+def _find_word_bounded(hay: str, needle: str, start: int) -> int:
+    """``hay.find(needle, start)`` where the match does not begin or end inside a word."""
+    n = len(needle)
+    check_left = needle[:1].isalnum()
+    check_right = needle[-1:].isalnum()
+    pos = hay.find(needle, start)
+    while pos >= 0:
+        left_ok = (
+            not check_left
+            or pos == 0
+            or not (hay[pos - 1].isalnum() or (needle[0].isdigit() and _digit_joiner(hay, pos - 1, -1)))
+        )
+        right_ok = (
+            not check_right
+            or pos + n >= len(hay)
+            or not (hay[pos + n].isalnum() or (needle[-1].isdigit() and _digit_joiner(hay, pos + n, 1)))
+        )
+        if left_ok and right_ok:
+            return pos
+        pos = hay.find(needle, pos + 1)
+    return -1
+
+
+def _digit_joiner(hay: str, i: int, step: int) -> bool:
+    """Whether ``hay[i]`` is a decimal point or thousands separator continuing a number (``3`` in ``3.5``)."""
+    j = i + step
+    return hay[i] in ".," and 0 <= j < len(hay) and hay[j].isdigit()
+
+
+def _is_spelling_slip(a: str, b: str, min_len: int) -> bool:
+    """Two different words that are one keystroke apart (substitution, insertion, deletion or a swap of
+    neighbours), both long enough, neither a number nor a negation."""
+    from rapidfuzz.distance import DamerauLevenshtein
+
+    if min(len(a), len(b)) < min_len:
+        return False
+    if not (a.isalpha() and b.isalpha()):
+        return False
+    if a in _text.NEGATIONS or b in _text.NEGATIONS:
+        return False
+    return int(DamerauLevenshtein.distance(a, b)) <= 1
+
+
+class _QuoteMatcher:
+    def __init__(self, params: SourceExistenceParams) -> None:
+        self.p = params
+
+    def match(self, quote: str, index: _DocIndex) -> list[_FragmentMatch]:
+        fragments = [f for f in (_clean_fragment(x) for x in _split_quote(quote)) if f]
+        results: list[_FragmentMatch] = []
+        cursor = 0
+        for frag in fragments:
+            m = self._match_fragment(frag, index, cursor)
+            if not m.found and cursor > 0:
+                earlier = self._match_fragment(frag, index, 0)
+                if earlier.found:
+                    m.problems.append("this fragment appears only before the previous one (out of order)")
+                    m.start, m.end, m.similarity = earlier.start, earlier.end, earlier.similarity
+            results.append(m)
+            if m.found:
+                cursor = m.end
+        return results
+
+    def _match_fragment(self, frag: str, index: _DocIndex, cursor: int) -> _FragmentMatch:
+        pos = _find_word_bounded(index.norm, frag, cursor)
+        if pos >= 0:
+            return _FragmentMatch(frag, True, "exact", 1.0, pos, pos + len(frag))
+        loose_doc, offsets, spans, _ = index.loose
+        q_tokens = _loose_tokens(frag)[0]
+        if not q_tokens:
+            return _FragmentMatch(frag, False, "none", 0.0, problems=["the fragment holds no words"])
+        loose_q = " ".join(q_tokens)
+        tok_cursor = bisect.bisect_left(spans, (cursor, -1))
+        loose_cursor = offsets[tok_cursor] if tok_cursor < len(offsets) else len(loose_doc)
+        padded = " " + loose_doc + " "
+        lpos = padded.find(" " + loose_q + " ", loose_cursor)
+        if lpos >= 0:
+            first = bisect.bisect_left(offsets, lpos)
+            last = first + len(q_tokens) - 1
+            return _FragmentMatch(frag, True, "tokens", 1.0, spans[first][0], spans[last][1])
+        return self._fuzzy(frag, q_tokens, loose_q, index, tok_cursor)
+
+    def _fuzzy(
+        self, frag: str, q_tokens: list[str], loose_q: str, index: _DocIndex, tok_cursor: int
+    ) -> _FragmentMatch:
+        from rapidfuzz import fuzz
+        from rapidfuzz.distance import Levenshtein
+
+        loose_doc, offsets, spans, doc_tokens = index.loose
+        if tok_cursor >= len(spans):
+            return _FragmentMatch(
+                frag, False, "none", 0.0, problems=["no text left after the previous fragment"]
+            )
+        base = offsets[tok_cursor]
+        hay = loose_doc[base:]
+        al = fuzz.partial_ratio_alignment(loose_q, hay)
+        if al is None:
+            return _FragmentMatch(frag, False, "none", 0.0, problems=["no passage resembles it"])
+        similarity = al.score / 100
+        if similarity == 0:
+            return _FragmentMatch(frag, False, "none", 0.0, problems=["no passage resembles it"])
+        # the aligned window, in tokens, then the best token window within two tokens of it
+        t0 = bisect.bisect_right(offsets, base + al.dest_start) - 1
+        t1 = bisect.bisect_left(offsets, base + al.dest_end)
+        t0, t1 = max(t0, tok_cursor), max(t1, t0 + 1)
+        best: tuple[int, int, int, int] | None = None
+        n_spans = len(spans)
+        for a in range(max(tok_cursor, t0 - 2), min(n_spans, t0 + 3)):
+            for b in range(max(a + 1, t1 - 2), min(n_spans, t1 + 2) + 1):
+                window = doc_tokens[a:b]
+                d = int(Levenshtein.distance(q_tokens, window))
+                key = (d, abs(len(window) - len(q_tokens)), a, b)
+                if best is None or key < best:
+                    best = key
+        assert best is not None
+        _, _, a, b = best
+        p_tokens = doc_tokens[a:b]
+        start, end = spans[a][0], spans[b - 1][1]
+        loose_p = " ".join(p_tokens)
+        similarity = max(similarity, fuzz.ratio(loose_q, loose_p) / 100)
+        match = _FragmentMatch(frag, False, "fuzzy", similarity, start, end)
+        if similarity < self.p.min_fuzzy_similarity:
+            match.problems.append("no passage is close to it")
+            return match
+        match.problems, slip_chars = self._differences(frag, q_tokens, p_tokens, index.display[start:end])
+        char_ratio = slip_chars / max(1, len(loose_q))
+        if not match.problems and char_ratio > self.p.max_char_edit_ratio:
+            match.problems.append(
+                f"{char_ratio:.0%} of its characters differ "
+                f"(at most {self.p.max_char_edit_ratio:.0%} allowed)"
+            )
+        match.found = not match.problems
+        return match
+
+    def _differences(self, frag: str, q: list[str], p: list[str], passage: str) -> tuple[list[str], int]:
+        """What differs between the quote's words ``q`` and the passage's words ``p``, as messages (an empty
+        list when every difference is tolerable), and how many characters the tolerated slips changed."""
+
+        problems: list[str] = []
+        q_numbers = set(_text.number_keys(frag))
+        p_numbers = set(_text.number_keys(passage))
+        missing_numbers = sorted(q_numbers - p_numbers)
+        if missing_numbers:
+            have = ", ".join(sorted(p_numbers)) or "none"
+            problems.append(
+                f"the number(s) {', '.join(missing_numbers)} are not in the passage (it has {have})"
+            )
+        if "".join(q) == "".join(p):
+            return problems, 0  # only spacing/hyphenation differs
+        slips = slip_chars = 0
+        allowed = min(self.p.max_word_edits, len(q) // self.p.words_per_edit)
+        for qa, pb in _diff_blocks(q, p):
+            if qa and pb and "".join(qa) == "".join(pb):
+                continue
+            if qa and pb and _same_number(qa, pb):
+                continue
+            if len(qa) == 1 and len(pb) == 1 and _is_spelling_slip(qa[0], pb[0], self.p.min_slip_word_length):
+                slips += 1
+                slip_chars += 1  # a slip is one keystroke
+                if slips <= allowed:
+                    continue
+                problems.append(
+                    f"'{qa[0]}' where the source has '{pb[0]}' (more spelling differences than allowed)"
+                )
+                continue
+            negated = sorted({w for w in (*qa, *pb) if w in _text.NEGATIONS})
+            note = f" (negation: {', '.join(negated)})" if negated else ""
+            if qa and pb:
+                problems.append(f"'{' '.join(qa)}' where the source has '{' '.join(pb)}'{note}")
+            elif qa:
+                problems.append(f"'{' '.join(qa)}' is not in the source{note}")
+            else:
+                problems.append(f"the source has '{' '.join(pb)}' here, which the quote leaves out{note}")
+        return problems, slip_chars
+
+
+def _diff_blocks(q: list[str], p: list[str]) -> list[tuple[list[str], list[str]]]:
+    """The differing stretches of two token lists, neighbouring edits merged into one block."""
+    from rapidfuzz.distance import Levenshtein
+
+    blocks: list[tuple[list[str], list[str]]] = []
+    pending: tuple[int, int, int, int] | None = None
+    for op in Levenshtein.opcodes(q, p):
+        if op.tag == "equal":
+            if pending is not None:
+                blocks.append((q[pending[0] : pending[1]], p[pending[2] : pending[3]]))
+                pending = None
+            continue
+        if pending is None:
+            pending = (op.src_start, op.src_end, op.dest_start, op.dest_end)
+        else:
+            pending = (pending[0], op.src_end, pending[2], op.dest_end)
+    if pending is not None:
+        blocks.append((q[pending[0] : pending[1]], p[pending[2] : pending[3]]))
+    return blocks
+
+
+def _same_number(a: list[str], b: list[str]) -> bool:
+    """The same number written two ways (``3.5 million`` / ``3500000``, ``forty`` / ``40``)."""
+
+    def numeric(tokens: list[str]) -> bool:
+        return all(t[0].isdigit() or t in _NUMBERISH or _text.number_keys(t) for t in tokens)
+
+    if not (numeric(a) and numeric(b)):
+        return False
+    ka, kb = _text.number_keys(" ".join(a)), _text.number_keys(" ".join(b))
+    return bool(ka) and ka == kb
+
+
+def _split_quote(quote: str) -> list[str]:
+    """Fragments of a quote: split at ellipses and at bracketed editorial insertions (``[he]``)."""
+    stripped = quote.strip()
+    if len(stripped) >= 2 and stripped[0] in "\"'“‘«" and stripped[-1] in "\"'”’»":
+        stripped = stripped[1:-1]
+    out: list[str] = []
+    for part in _text.split_ellipsis(stripped):
+        out.extend(p for p in re.split(r"\[[^\]]*\]", part) if p.strip(_EDGE_PUNCT))
+    return out
+
+
+# --- the kind -------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Resolution:
+    doc: CorpusDocument | None
+    how: str  # human-readable: which identifier resolved
+    problems: list[str]
+    closest: str | None = None
+
+
+def _shorten(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    half = (limit - 3) // 2
+    return text[:half].rstrip() + " … " + text[-half:].lstrip()
+
+
+class SourceExistenceGrader(GraderKind):
+    """Accepts a citation when its source is in the corpus under every identifier it gives and its quote (if
+    any) appears in that source."""
+
+    name: ClassVar[str] = "source_existence"
+    checks: ClassVar[frozenset[Check]] = frozenset({Check.source_existence})
+    Params = SourceExistenceParams
+
+    def __init__(self, params: BaseModel, context: Any = None) -> None:
+        super().__init__(params, context)
+        assert isinstance(self.params, SourceExistenceParams)
+        self.p: SourceExistenceParams = self.params
+        self._matcher = _QuoteMatcher(self.p)
+
+    def grade_batch(self, inputs: Sequence[SampleInput]) -> list[Verdict]:
+        corpus = self.context.corpus
+        verdicts: list[Verdict] = []
+        for item in inputs:
+            try:
+                verdicts.append(self._grade(item, corpus))
+            except Exception as exc:  # one bad input must not sink the batch
+                verdicts.append(Verdict.failed(f"{type(exc).__name__}: {exc}"))
+        return verdicts
+
+    # -- one citation --
+
+    def _grade(self, item: SampleInput, corpus: Corpus | None) -> Verdict:
+        if not isinstance(item, SourceExistenceInput):
+            return Verdict.failed(f"expected a source_existence input, got {type(item).__name__}")
+        if corpus is None:
+            return Verdict.failed(
+                "no corpus to resolve citations against; give the set a corpus.jsonl (or --corpus)"
+            )
+        cit = item.citation
+        res = self._resolve(cit, corpus)
+        details: dict[str, Any] = {"resolved_by": res.how if res.doc else None}
+        if res.doc is None or res.problems:
+            reason = "; ".join(res.problems)
+            if res.closest:
+                reason += f"; {res.closest}"
+            details["document_id"] = res.doc.id if res.doc else None
+            return Verdict.reject(reason, score=0.0, details=details)
+        doc = res.doc
+        details["document_id"] = doc.id
+        where = f"{res.how} (document {doc.id!r}" + (f", title {doc.title!r})" if doc.title else ")")
+        quote = cit.quote
+        if not quote or not quote.strip():
+            if self.p.require_quote:
+                return Verdict.reject(f"{where}, but the citation has no quote", score=0.0, details=details)
+            return Verdict.accept(f"{where}; no quote to check", score=1.0, details=details)
+        if not self.p.check_quote:
+            return Verdict.accept(
+                f"{where}; quote not checked (check_quote = false)", score=1.0, details=details
+            )
+        if not doc.text.strip():
+            return Verdict.failed(f"{where}, but the document has no text, so the quote cannot be checked")
+        index = _doc_index(corpus, doc)
+        matches = self._matcher.match(quote, index)
+        if not matches:
+            return Verdict.reject(
+                f"{where}; the quote holds no words to look for", score=0.0, details=details
+            )
+        return self._quote_verdict(where, matches, index, details)
+
+    def _quote_verdict(
+        self, where: str, matches: list[_FragmentMatch], index: _DocIndex, details: dict[str, Any]
+    ) -> Verdict:
+        limit = self.p.passage_chars_shown
+        score = min(m.similarity for m in matches)
+        details["similarity"] = round(score, 4)
+        details["fragments"] = [
+            {
+                "fragment": m.fragment,
+                "found": m.found,
+                "how": m.how,
+                "similarity": round(m.similarity, 4),
+                "passage": index.display[m.start : m.end] if m.start >= 0 else None,
+                "start": m.start if m.start >= 0 else None,
+            }
+            for m in matches
+        ]
+        several = len(matches) > 1
+        if all(m.found for m in matches):
+            how = {m.how for m in matches}
+            kind = (
+                "verbatim (after normalising case, quotes, dashes and spaces)"
+                if how == {"exact"}
+                else "with punctuation differences only"
+                if how <= {"exact", "tokens"}
+                else "with tiny spelling differences"
+            )
+            parts = [f"“{_shorten(index.display[m.start : m.end], limit)}” at {m.start}" for m in matches]
+            frag_note = f" ({len(matches)} fragments, in order)" if several else ""
+            return Verdict.accept(
+                f"{where}; quote found {kind}{frag_note}: " + " … ".join(parts) + f"; similarity {score:.2f}",
+                score=score,
+                details=details,
+            )
+        bad = [(i, m) for i, m in enumerate(matches) if not m.found]
+        msgs = []
+        for i, m in bad[:3]:
+            label = f"fragment {i + 1} “{_shorten(m.fragment, 80)}”" if several else "the quote"
+            if m.start >= 0:
+                passage = _shorten(index.display[m.start : m.end], limit)
+                msg = (
+                    f"{label} is not in the document; "
+                    f"closest passage (similarity {m.similarity:.2f}): “{passage}”"
+                )
+            else:
+                msg = f"{label} is not in the document and no passage resembles it"
+            if m.problems:
+                msg += " — " + "; ".join(m.problems[:3])
+            msgs.append(msg)
+        if len(bad) > 3:
+            msgs.append(f"and {len(bad) - 3} more fragment(s) not found")
+        return Verdict.reject(f"{where}; " + "; ".join(msgs), score=score, details=details)
+
+    # -- identifiers --
+
+    def _resolve(self, cit: Any, corpus: Corpus) -> _Resolution:
+        found: list[tuple[str, str, CorpusDocument | None]] = []  # (identifier kind, value, document)
+        if cit.source_id:
+            found.append(("source_id", cit.source_id, corpus.get(cit.source_id)))
+        if cit.url:
+            doc = corpus.find_url(cit.url)
+            kind = "url"
+            if doc is None:
+                embedded = find_doi(cit.url)
+                if embedded and embedded in corpus.by_doi:
+                    doc, kind = corpus.by_doi[embedded], "url (the DOI it holds)"
+            found.append((kind, cit.url, doc))
+        if cit.doi:
+            key = normalize_doi(cit.doi)
+            found.append(("doi", cit.doi, corpus.by_doi.get(key) if key else None))
+        resolved = [(k, v, d) for k, v, d in found if d is not None]
+        unresolved = [(k, v) for k, v, d in found if d is None]
+        problems: list[str] = []
+        if not resolved:
+            kinds = " or ".join(f"{k} {v!r}" for k, v in unresolved)
+            problems.append(f"no document in the corpus has {kinds}: a fabricated or mangled source")
+            return _Resolution(None, "nothing", problems, self._closest(cit, corpus, None))
+        kind0, value0, doc0 = resolved[0]
+        assert doc0 is not None
+        how = f"resolved by {kind0} {value0!r}"
+        if self.p.identifiers_must_agree:
+            for k, v in unresolved:
+                problems.append(
+                    f"{how}, but its {k} {v!r} resolves to no document: "
+                    f"a fabricated or mangled {k.split()[0]}"
+                )
+            for k, v, d in resolved[1:]:
+                assert d is not None
+                if d.id != doc0.id:
+                    problems.append(
+                        f"{kind0} {value0!r} is document {doc0.id!r} but {k} {v!r} is document {d.id!r}: "
+                        "the identifiers disagree"
+                    )
+        closest = self._closest(cit, corpus, doc0) if unresolved and problems else None
+        return _Resolution(doc0, how, problems, closest)
+
+    def _closest(self, cit: Any, corpus: Corpus, resolved: CorpusDocument | None) -> str | None:
+        """A hint naming the document the citation probably meant (by title, else by URL)."""
+        if not corpus.documents:
+            return None
+        titles: _TitleIndex = corpus.derived(_TITLE_KEY, lambda: _TitleIndex.build(corpus))
+        hints = []
+        if cit.title:
+            hit = titles.closest_by_title(cit.title)
+            if hit is not None and hit[1] >= 0.5:
+                doc = corpus.documents[hit[0]]
+                hints.append(
+                    f"closest document by title: {doc.title!r} (id {doc.id!r}"
+                    + (f", url {doc.url}" if doc.url else "")
+                    + f", title similarity {hit[1]:.2f})"
+                )
+        if cit.url and not hints:
+            hit = titles.closest_by_url(cit.url)
+            if hit is not None and hit[1] >= 0.6:
+                doc = corpus.documents[hit[0]]
+                hints.append(
+                    f"closest document by URL: {doc.url} (id {doc.id!r}"
+                    + (f", title {doc.title!r}" if doc.title else "")
+                    + f", URL similarity {hit[1]:.2f})"
+                )
+        if not hints and cit.title:
+            hints.append(f"no document has a title like {cit.title!r}")
+        return "; ".join(hints) or None

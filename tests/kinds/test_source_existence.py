@@ -1,0 +1,256 @@
+"""The built-in ``source_existence`` kind: identifier resolution and quote matching."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from graderctl.kinds.source_existence import SourceExistenceGrader
+from graderctl.models.calset import CorpusDocument, CoverageInput, SourceExistenceInput
+from graderctl.plugin import Corpus, GradingContext, Verdict
+
+PAGE = (
+    "Media Play News is the voice of the home entertainment industry.\n"
+    "He joined Video Store Magazine, Home Media’s predecessor, in 1991. "
+    "The company earned $3.5 million in 2019, up 40% from the year before. "
+    "We reach major studios, independent suppliers, technology companies such as Microsoft and Roku "
+    "and a growing number of distributors of digital content. "
+    "The board did not approve the merger with the rival publisher."
+)
+DOCS = [
+    CorpusDocument(
+        id="d1",
+        url="https://www.example.com/about-us/?utm_source=feed",
+        doi="10.5555/MPN.2019",
+        title="About Us – Media Play News",
+        text=PAGE,
+    ),
+    CorpusDocument(
+        id="d2",
+        url="https://example.org/pets",
+        title="Cats and dogs",
+        text="Cats sleep for most of the day. Dogs need a walk twice a day.",
+    ),
+    CorpusDocument(id="empty", url="https://example.org/empty", title="Empty", text=""),
+]
+
+
+def grade(citations: list[dict[str, Any]], **params: Any) -> list[Verdict]:
+    grader = SourceExistenceGrader(
+        SourceExistenceGrader.Params(**params), GradingContext(corpus=Corpus(DOCS))
+    )
+    return grader.grade_batch([SourceExistenceInput.model_validate({"citation": c}) for c in citations])
+
+
+def one(citation: dict[str, Any], **params: Any) -> Verdict:
+    return grade([citation], **params)[0]
+
+
+# --- identifiers ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "citation",
+    [
+        {"source_id": "d1"},
+        {"url": "http://example.com/about-us"},
+        {"url": "https://EXAMPLE.com:443/about-us/#team"},
+        {"url": "https://www.example.com/about-us?fbclid=123"},
+        {"doi": "10.5555/mpn.2019"},
+        {"doi": "https://doi.org/10.5555/MPN.2019"},
+        {"doi": "doi:10.5555/mpn.2019"},
+        {"url": "https://dx.doi.org/10.5555/mpn.2019"},
+        {"source_id": "d1", "url": "example.com/about-us", "doi": "10.5555/mpn.2019"},
+    ],
+)
+def test_resolves_every_identifier_form(citation: dict[str, Any]) -> None:
+    v = one(citation)
+    assert v.accepted is True, v.reason
+    assert v.details is not None and v.details["document_id"] == "d1"
+
+
+def test_fabricated_url_with_real_title_is_rejected_naming_the_closest_document() -> None:
+    v = one({"url": "https://example.com/about-usx", "title": "About us - Media Play News"})
+    assert v.accepted is False
+    assert "fabricated or mangled" in v.reason
+    assert "closest document by title: 'About Us – Media Play News'" in v.reason
+    assert "'d1'" in v.reason
+
+
+def test_mangled_url_without_title_names_the_closest_url() -> None:
+    v = one({"url": "https://example.com/about-uss"})
+    assert v.accepted is False
+    assert "closest document by URL" in v.reason and "'d1'" in v.reason
+
+
+def test_unknown_source_id_and_doi_are_rejected() -> None:
+    assert one({"source_id": "nope"}).accepted is False
+    assert one({"doi": "10.5555/other"}).accepted is False
+
+
+def test_a_resolving_id_does_not_excuse_a_url_that_resolves_nowhere() -> None:
+    v = one({"source_id": "d1", "url": "https://example.com/about-us-2021"})
+    assert v.accepted is False
+    assert "resolved by source_id 'd1'" in v.reason and "resolves to no document" in v.reason
+    # ... unless the grader is told to trust the first identifier
+    assert one({"source_id": "d1", "url": "https://example.com/x"}, identifiers_must_agree=False).accepted
+
+
+def test_identifiers_that_disagree_are_rejected() -> None:
+    v = one({"source_id": "d1", "url": "https://example.org/pets"})
+    assert v.accepted is False
+    assert "disagree" in v.reason and "'d2'" in v.reason
+
+
+# --- quotes ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "quote",
+    [
+        "He joined Video Store Magazine, Home Media's predecessor, in 1991.",
+        "he joined video store magazine, home media’s predecessor, in 1991",
+        "“He joined Video Store Magazine, Home Media’s predecessor, in 1991.”",
+        "He joined\u00a0Video  Store\nMagazine, Home Media's prede\u00adcessor, in 1991",
+        "The company earned $3.5 million in 2019",
+        "Media Play News is the voice of the home-entertainment industry",  # hyphen for a space
+        "Media Play News is the voice of the home entertainment industry. He joined Video Store Magazine",
+        "He joined Video Store Magazine ... in 1991",
+        "He joined Video Store Magazine … the company earned $3.5 million",
+        "[The company] earned $3.5 million in 2019",
+        "We reach major studios, independent suppliers, technology companies such as Microsoft and Roku "
+        "and a growing numbre of distributors of digital content",  # one slip in a long quote
+        "ﬁ" + "" if False else "The board did not approve the merger",
+    ],
+)
+def test_real_quotes_are_accepted(quote: str) -> None:
+    v = one({"source_id": "d1", "quote": quote})
+    assert v.accepted is True, v.reason
+    assert v.score is not None and v.score > 0.9
+
+
+@pytest.mark.parametrize(
+    ("quote", "expected_in_reason"),
+    [
+        ("He joined Video Store Magazine, Home Media's predecessor, in 1992.", "1992"),
+        ("The company earned $3.6 million in 2019", "3600000"),
+        ("The company earned $3 million in 2019", "3000000"),
+        ("The company earned $3.5 million in 2019, up 45% from the year before", "45%"),
+        ("He left Video Store Magazine, Home Media's predecessor, in 1991.", "'left' where the source has"),
+        ("The board did approve the merger with the rival publisher", "negation: not"),
+        ("The board did not reject the merger with the rival publisher", "'reject'"),
+        ("The board approved the merger with the rival publisher", "where the source has"),
+        # swapped words
+        ("We reach major suppliers, independent studios, technology companies", "where the source has"),
+        # two passages spliced without an ellipsis
+        ("He joined Video Store Magazine and a growing number of distributors of digital content", "not in"),
+        # a sentence from another page
+        ("Cats sleep for most of the day", "not in the document"),
+        # fragments out of order
+        ("in 2019, up 40% ... He joined Video Store Magazine", "out of order"),
+        # a slip in a short quote is not tolerated
+        ("He joined Video Store Magazines", "not in the document"),
+    ],
+)
+def test_altered_quotes_are_rejected(quote: str, expected_in_reason: str) -> None:
+    v = one({"source_id": "d1", "quote": quote})
+    assert v.accepted is False, v.reason
+    assert expected_in_reason in v.reason
+
+
+def test_a_number_prefix_is_not_a_match() -> None:
+    v = one({"source_id": "d1", "quote": "The company earned $3"})
+    assert v.accepted is False
+
+
+def test_a_word_prefix_is_not_a_match() -> None:
+    v = one({"source_id": "d2", "quote": "Cats sleep for most of the da"})
+    assert v.accepted is False
+
+
+def test_rejection_reason_quotes_the_closest_passage() -> None:
+    v = one({"url": "example.com/about-us", "quote": "He joined Video Store Magazine in 1993"})
+    assert v.accepted is False
+    assert "resolved by url" in v.reason
+    assert "closest passage (similarity" in v.reason
+    assert "“He joined Video Store Magazine" in v.reason
+
+
+def test_acceptance_reason_shows_identifier_and_passage() -> None:
+    v = one({"doi": "10.5555/mpn.2019", "quote": "in 2019, up 40 percent from the year before"})
+    assert v.accepted is True, v.reason
+    assert "resolved by doi" in v.reason
+    assert v.details is not None and v.details["fragments"][0]["passage"]
+
+
+def test_tolerance_is_a_parameter() -> None:
+    quote = (
+        "We reach major studios, independent suppliers, technology companies such as Microsoft and Roku "
+        "and a growing numbre of distributors of digital content"
+    )
+    assert one({"source_id": "d1", "quote": quote}).accepted is True
+    assert one({"source_id": "d1", "quote": quote}, max_word_edits=0).accepted is False
+
+
+# --- other paths ----------------------------------------------------------------------------------------
+
+
+def test_no_quote_is_accepted_unless_required() -> None:
+    assert one({"source_id": "d2"}).accepted is True
+    v = one({"source_id": "d2"}, require_quote=True)
+    assert v.accepted is False and "no quote" in v.reason
+
+
+def test_quote_check_can_be_switched_off() -> None:
+    assert one({"source_id": "d2", "quote": "not there at all"}, check_quote=False).accepted is True
+
+
+def test_an_empty_document_is_an_error_not_a_verdict() -> None:
+    v = one({"source_id": "empty", "quote": "anything"})
+    assert v.is_error and "no text" in (v.error or "")
+
+
+def test_no_corpus_is_an_error() -> None:
+    grader = SourceExistenceGrader(SourceExistenceGrader.Params(), GradingContext(corpus=None))
+    [v] = grader.grade_batch([SourceExistenceInput.model_validate({"citation": {"source_id": "d1"}})])
+    assert v.is_error and "corpus" in (v.error or "")
+
+
+def test_wrong_input_is_an_error_for_that_input_only() -> None:
+    grader = SourceExistenceGrader(SourceExistenceGrader.Params(), GradingContext(corpus=Corpus(DOCS)))
+    good = SourceExistenceInput.model_validate({"citation": {"source_id": "d1"}})
+    other = CoverageInput.model_validate({"nuggets": [{"text": "x"}], "report": "y"})
+    verdicts = grader.grade_batch([good, other, good])
+    assert [v.accepted for v in verdicts] == [True, None, True]
+
+
+def test_one_verdict_per_input_in_order_and_deterministic() -> None:
+    cits = [
+        {"source_id": "d1", "quote": "in 1991"},
+        {"source_id": "d2", "quote": "Dogs need a walk twice a day"},
+        {"source_id": "d2", "quote": "Dogs need a walk three times a day"},
+        {"url": "https://nowhere.example/x"},
+    ]
+    first = grade(cits)
+    assert [v.accepted for v in first] == [True, True, False, False]
+    assert [(v.accepted, v.reason) for v in grade(cits)] == [(v.accepted, v.reason) for v in first]
+
+
+def test_params_reject_unknown_fields() -> None:
+    with pytest.raises(ValidationError):
+        SourceExistenceGrader.Params.model_validate({"max_char_edit_ratio": 0.1, "typo": 1})
+
+
+def test_shipped_definition_loads(repo_root: Any) -> None:
+    import tomllib
+
+    data = tomllib.loads((repo_root / "graders/source-existence/v1.toml").read_text())
+    params = SourceExistenceGrader.Params.model_validate(data["params"])
+    assert params == SourceExistenceGrader.Params()
+
+
+def test_the_same_number_written_differently_is_accepted() -> None:
+    v = one({"source_id": "d1", "quote": "The company earned $3,500,000 in 2019, up 40 percent"})
+    assert v.accepted is True, v.reason
