@@ -118,9 +118,8 @@ def cluster_bootstrap_rate(
     )
     sizes = np.bincount(index, minlength=n_groups).astype(np.float64)
     kinds, counts = np.unique(np.stack([successes, sizes], axis=1), axis=0, return_counts=True)
-    rng = np.random.default_rng(seed)
-    draws = rng.multinomial(n_groups, counts / n_groups, size=n_boot).astype(np.float64)
-    estimates = (draws @ kinds[:, 0]) / (draws @ kinds[:, 1])
+    sums = _resampled_sums(kinds, counts, n_boot, seed)
+    estimates = sums[:, 0] / sums[:, 1]
     alpha = 1.0 - confidence
     low, high, upper = np.quantile(estimates, [alpha / 2, 1.0 - alpha / 2, 0.95])
     total = float(successes.sum())
@@ -196,6 +195,32 @@ def _group_index(labels: Sequence[Hashable | None]) -> npt.NDArray[np.intp]:
     return index
 
 
+#: Upper bound on the cells of one block of multinomial draws (n_boot rows x kinds), to bound memory.
+_BLOCK_CELLS = 4_000_000
+
+
+def _resampled_sums(
+    kinds: npt.NDArray[np.float64], counts: npt.NDArray[np.int64], n_boot: int, seed: int
+) -> npt.NDArray[np.float64]:
+    """Column sums of ``kinds`` (one row per distinct kind) over ``n_boot`` resamples of all items.
+
+    ``counts[j]`` items are of kind ``j``; a resample draws ``sum(counts)`` items with replacement, i.e. one
+    multinomial draw over the kinds. Drawn in blocks so memory stays bounded when there are many kinds.
+    """
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    items = int(counts.sum())
+    probabilities = counts / items
+    sums = np.empty((n_boot, kinds.shape[1]), dtype=np.float64)
+    block = max(1, _BLOCK_CELLS // len(counts))
+    for start in range(0, n_boot, block):
+        rows = min(block, n_boot - start)
+        draws = rng.multinomial(items, probabilities, size=rows).astype(np.float64)
+        sums[start : start + rows] = draws @ kinds
+    return sums
+
+
 def _bootstrap_means(
     values: Sequence[float], confidence: float, n_boot: int, seed: int
 ) -> tuple[float, float]:
@@ -203,10 +228,7 @@ def _bootstrap_means(
     import numpy as np
 
     kinds, counts = np.unique(np.asarray(values, dtype=np.float64), return_counts=True)
-    size = len(values)
-    rng = np.random.default_rng(seed)
-    draws = rng.multinomial(size, counts / size, size=n_boot).astype(np.float64)
-    means = (draws @ kinds) / size
+    means = _resampled_sums(kinds[:, np.newaxis], counts, n_boot, seed)[:, 0] / len(values)
     alpha = 1.0 - confidence
     low, high = np.quantile(means, [alpha / 2, 1.0 - alpha / 2])
     return float(low), float(high)
