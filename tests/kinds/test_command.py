@@ -1,0 +1,125 @@
+"""The command kind: an external program over a batch, JSON lines in and out."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from graderctl.errors import GraderRunError
+from graderctl.kinds.command import CommandGrader
+from graderctl.models.calset import ClaimSupportInput, CorpusDocument
+from graderctl.plugin import Corpus, GradingContext
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "command"
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    shutil.copy(DATA / "judge.py", tmp_path / "judge.py")
+    return tmp_path
+
+
+def make(folder: Path, corpus: Corpus | None = None, **params: Any) -> CommandGrader:
+    values: dict[str, Any] = {"argv": ["{python}", "judge.py"], **params}
+    p = CommandGrader.Params.model_validate(values)
+    return CommandGrader(p, GradingContext(base_dir=folder, corpus=corpus))
+
+
+def claim(text: str) -> ClaimSupportInput:
+    return ClaimSupportInput(claim=text, evidence=[{"text": "some evidence"}])
+
+
+def test_grades_in_order(folder: Path) -> None:
+    g = make(folder)
+    verdicts = g.grade_batch([claim("a MARKER_GOOD"), claim("b MARKER_BAD"), claim("c MARKER_GOOD")])
+    assert [v.accepted for v in verdicts] == [True, False, True]
+    assert verdicts[0].score == 1.0 and verdicts[0].reason == "marker"
+
+
+def test_verdicts_with_index_may_come_in_any_order(folder: Path) -> None:
+    g = make(folder, argv=["{python}", "judge.py", "--reverse"])
+    verdicts = g.grade_batch([claim("a MARKER_GOOD"), claim("b MARKER_BAD"), claim("c MARKER_BAD")])
+    assert [v.accepted for v in verdicts] == [True, False, False]
+
+
+def test_command_string_is_split_like_a_shell(folder: Path) -> None:
+    g = make(folder, argv=None, command="{python} judge.py --reverse")
+    assert [v.accepted for v in g.grade_batch([claim("MARKER_GOOD"), claim("x")])] == [True, False]
+
+
+def test_documents_from_the_corpus_are_sent(folder: Path) -> None:
+    corpus = Corpus([CorpusDocument(id="s1", text="this source says MARKER_GOOD")])
+    g = make(folder, corpus=corpus)
+    [v] = g.grade_batch([ClaimSupportInput(claim="plain", evidence=[{"source_id": "s1"}])])
+    assert v.accepted is True
+
+
+def test_malformed_line_is_an_error_for_that_sample_only(folder: Path) -> None:
+    verdicts = make(folder).grade_batch([claim("MARKER_GOOD"), claim("MARKER_GARBAGE"), claim("x")])
+    assert [v.accepted for v in verdicts] == [True, None, False]
+    assert verdicts[1].error and "not JSON" in verdicts[1].error
+
+
+def test_reported_error_and_missing_line(folder: Path) -> None:
+    verdicts = make(folder, argv=["{python}", "judge.py", "--reverse"]).grade_batch(
+        [claim("MARKER_ERROR"), claim("MARKER_SKIP"), claim("MARKER_GOOD")]
+    )
+    assert [v.accepted for v in verdicts] == [None, None, True]
+    assert "cannot parse the claim" in (verdicts[0].error or "")
+    assert "no verdict" in (verdicts[1].error or "")
+
+
+def test_crash_is_an_error_for_every_sample_of_the_batch(folder: Path) -> None:
+    verdicts = make(folder).grade_batch([claim("MARKER_GOOD"), claim("MARKER_CRASH")])
+    assert [v.accepted for v in verdicts] == [None, None]
+    assert all("exited with code 3" in (v.error or "") and "boom" in (v.error or "") for v in verdicts)
+
+
+def test_timeout_is_an_error(folder: Path) -> None:
+    verdicts = make(folder, timeout=0.5).grade_batch([claim("MARKER_HANG")])
+    assert verdicts[0].accepted is None and "timed out" in (verdicts[0].error or "")
+
+
+def test_program_that_cannot_start(folder: Path) -> None:
+    with pytest.raises(GraderRunError, match="cannot be started"):
+        make(folder, argv=["./no-such-program-here"]).grade_batch([claim("x")])
+
+
+def test_script_is_a_referenced_file() -> None:
+    p = CommandGrader.Params.model_validate({"argv": ["{python}", "judge.py", "-v"], "files": ["rules.txt"]})
+    assert CommandGrader.referenced_files(p) == ["judge.py", "rules.txt"]
+    p = CommandGrader.Params.model_validate({"command": "sh scripts/run.sh --fast", "cwd": "."})
+    assert CommandGrader.referenced_files(p) == ["scripts/run.sh"]
+    p = CommandGrader.Params.model_validate({"argv": ["judge.py"], "cwd": "tools"})
+    assert CommandGrader.referenced_files(p) == ["tools/judge.py"]
+
+
+def test_exactly_one_of_argv_and_command() -> None:
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError):
+        CommandGrader.Params.model_validate({"argv": ["a"], "command": "a"})
+    with pytest.raises(ValidationError):
+        CommandGrader.Params.model_validate({})
+
+
+def test_only_named_environment_variables_are_passed(folder: Path, monkeypatch) -> None:
+    monkeypatch.setenv("PASS_ME", "1")
+    monkeypatch.setenv("SECRET_NOT_PASSED", "1")
+    (folder / "env.py").write_text(
+        "import json, os, sys\n"
+        "for raw in sys.stdin:\n"
+        "    ok = 'PASS_ME' in os.environ and 'SECRET_NOT_PASSED' not in os.environ\n"
+        "    print(json.dumps({'accept': ok, 'reason': 'env'}))\n"
+    )
+    g = make(folder, argv=["{python}", "env.py"], env=["PASS_ME"])
+    assert [v.accepted for v in g.grade_batch([claim("x")])] == [True]
+
+
+def test_validate_definition_flags_a_missing_cwd(folder: Path) -> None:
+    p = CommandGrader.Params.model_validate({"argv": ["x"], "cwd": "nowhere", "env": ["bad-name"]})
+    problems = CommandGrader.validate_definition(p, folder)
+    assert len(problems) == 2 and "nowhere" in problems[0] and "bad-name" in problems[1]

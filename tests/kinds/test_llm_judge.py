@@ -1,0 +1,328 @@
+"""The llm_judge kind against a real HTTP server on 127.0.0.1 (tests/support/fake_openai.py)."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.support.fake_openai import FakeOpenAI, closed_port
+
+from graderctl.errors import GraderRunError, InvalidInputError
+from graderctl.kinds.llm_judge import (
+    LLMJudgeGrader,
+    parse_verdict,
+    render_template,
+    template_problems,
+    template_values,
+)
+from graderctl.models.calset import (
+    ClaimSupportInput,
+    CorpusDocument,
+    CoverageInput,
+    SourceExistenceInput,
+)
+from graderctl.models.grader import JudgeSpec
+from graderctl.plugin import Corpus, GradingContext, get_kind
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "llm"
+KEY = "sk-test-THIS-KEY-MUST-NEVER-LEAK-123456"
+
+
+@pytest.fixture
+def server() -> Iterator[FakeOpenAI]:
+    with FakeOpenAI() as srv:
+        yield srv
+
+
+@pytest.fixture
+def prompt_dir(tmp_path: Path) -> Path:
+    shutil.copy(DATA / "prompt.md", tmp_path / "prompt.md")
+    return tmp_path
+
+
+def make(base_url: str, base_dir: Path, corpus: Corpus | None = None, **params: Any) -> LLMJudgeGrader:
+    values: dict[str, Any] = {
+        "base_url": base_url,
+        "prompt": "prompt.md",
+        "backoff_initial": 0.001,
+        "backoff_max": 0.01,
+        **params,
+    }
+    p = LLMJudgeGrader.Params.model_validate(values)
+    return LLMJudgeGrader(
+        p,
+        GradingContext(
+            judge=JudgeSpec(model="gpt-4o-mini", provider="openai"), base_dir=base_dir, corpus=corpus
+        ),
+    )
+
+
+def claims(n: int) -> list[ClaimSupportInput]:
+    return [
+        ClaimSupportInput(
+            claim=f"Claim number {i} MARKER_{'GOOD' if i % 3 else 'BAD'}.",
+            evidence=[{"text": f"Evidence {i}."}],
+        )
+        for i in range(n)
+    ]
+
+
+def expected(n: int) -> list[bool]:
+    return [bool(i % 3) for i in range(n)]
+
+
+def test_registered_as_a_model_based_cacheable_kind() -> None:
+    kind = get_kind("llm_judge")
+    assert kind is LLMJudgeGrader
+    assert kind.model_based and kind.cacheable
+    assert {c.value for c in kind.checks} == {"source_existence", "claim_support", "coverage"}
+
+
+def test_correct_judge_outcomes_tokens_and_cost(server: FakeOpenAI, prompt_dir: Path, monkeypatch) -> None:
+    monkeypatch.setenv("JUDGE_KEY", KEY)
+    g = make(
+        server.base_url,
+        prompt_dir,
+        api_key_env="JUDGE_KEY",
+        concurrency=4,
+        input_price_per_million=2.5,
+        output_price_per_million=10.0,
+    )
+    verdicts = g.grade_batch(claims(12))
+    g.close()
+    assert [v.accepted for v in verdicts] == expected(12)
+    assert all(v.error is None and v.usage is not None for v in verdicts)
+    tokens_in = sum(v.usage.input_tokens for v in verdicts if v.usage)
+    tokens_out = sum(v.usage.output_tokens for v in verdicts if v.usage)
+    assert tokens_in == server.usage_totals["prompt_tokens"] > 0
+    assert tokens_out == server.usage_totals["completion_tokens"] > 0
+    usd = sum(v.usage.usd for v in verdicts if v.usage)
+    assert usd == pytest.approx(tokens_in / 1e6 * 2.5 + tokens_out / 1e6 * 10.0)
+    assert server.requests == 12
+    assert set(server.authorization) == {f"Bearer {KEY}"}
+    body = server.bodies[0]
+    assert body["model"] == "gpt-4o-mini" and body["temperature"] == 0.0 and body["max_tokens"] == 512
+    assert "MARKER_" in body["messages"][-1]["content"]
+
+
+def test_no_key_variable_means_no_authorization_header(server: FakeOpenAI, prompt_dir: Path) -> None:
+    g = make(server.base_url, prompt_dir)
+    assert [v.accepted for v in g.grade_batch(claims(3))] == expected(3)
+    assert server.authorization == [None, None, None]
+
+
+def test_missing_key_names_the_variable_and_endpoint(prompt_dir: Path, monkeypatch) -> None:
+    monkeypatch.delenv("NO_SUCH_JUDGE_KEY", raising=False)
+    with pytest.raises(GraderRunError) as info:
+        make("http://127.0.0.1:9/v1", prompt_dir, api_key_env="NO_SUCH_JUDGE_KEY")
+    message = str(info.value)
+    assert "set the environment variable NO_SUCH_JUDGE_KEY" in message
+    assert "http://127.0.0.1:9/v1" in message
+
+
+def test_concurrency_is_bounded(prompt_dir: Path) -> None:
+    with FakeOpenAI(latency=0.05) as srv:
+        g = make(srv.base_url, prompt_dir, concurrency=3)
+        verdicts = g.grade_batch(claims(15))
+    assert [v.accepted for v in verdicts] == expected(15)
+    assert srv.max_in_flight <= 3
+    assert srv.max_in_flight >= 2  # it does run requests in parallel
+
+
+def test_429_and_500_bursts_are_retried(server: FakeOpenAI, prompt_dir: Path) -> None:
+    server.script.extend(
+        [{"status": 429, "retry_after": "0"}] * 6 + [{"status": 500}] * 4 + [{"status": 503}]
+    )
+    g = make(server.base_url, prompt_dir, concurrency=2, max_attempts=20)
+    verdicts = g.grade_batch(claims(6))
+    assert [v.accepted for v in verdicts] == expected(6)
+    assert server.requests == 6 + 11
+    assert sum(v.usage.requests for v in verdicts if v.usage) == 17
+
+
+def test_retry_after_is_honoured(server: FakeOpenAI, prompt_dir: Path) -> None:
+    import time
+
+    server.script.append({"status": 429, "retry_after": "0.3"})
+    g = make(server.base_url, prompt_dir, backoff_initial=0.0, backoff_max=0.0)
+    started = time.monotonic()
+    [v] = g.grade_batch(claims(1))
+    assert v.accepted is False and v.error is None
+    assert time.monotonic() - started >= 0.3
+
+
+def test_persistent_500_is_an_error_not_a_reject(server: FakeOpenAI, prompt_dir: Path) -> None:
+    server.script.extend([{"status": 500}] * 3)
+    g = make(server.base_url, prompt_dir, max_attempts=3)
+    [v] = g.grade_batch(claims(1))
+    assert v.accepted is None
+    assert v.error and "HTTP 500" in v.error and "3 attempt" in v.error
+
+
+def test_client_error_is_not_retried(server: FakeOpenAI, prompt_dir: Path, monkeypatch) -> None:
+    monkeypatch.setenv("JUDGE_KEY", KEY)
+    server.script.append({"status": 401})
+    g = make(server.base_url, prompt_dir, api_key_env="JUDGE_KEY")
+    [v] = g.grade_batch(claims(1))
+    assert v.accepted is None and v.error is not None
+    assert "HTTP 401" in v.error and "JUDGE_KEY" in v.error and KEY not in v.error
+    assert server.requests == 1
+
+
+def test_server_down_every_sample_errs_naming_the_endpoint(prompt_dir: Path) -> None:
+    url = f"http://127.0.0.1:{closed_port()}/v1"
+    g = make(url, prompt_dir, concurrency=4, max_attempts=3)
+    verdicts = g.grade_batch(claims(10))
+    assert all(v.accepted is None for v in verdicts)
+    assert all(v.error and url in v.error and "cannot reach" in v.error for v in verdicts)
+
+
+def test_timeouts_are_errors(prompt_dir: Path) -> None:
+    with FakeOpenAI(latency=1.0) as srv:
+        g = make(srv.base_url, prompt_dir, timeout=0.1, max_attempts=2)
+        [v] = g.grade_batch(claims(1))
+        g.close()
+    assert v.accepted is None and v.error and "timed out" in v.error
+
+
+@pytest.mark.parametrize(
+    ("mode", "ok"), [("fenced", True), ("malformed", False), ("bad_body", False)], ids=str
+)
+def test_reply_shapes(prompt_dir: Path, mode: str, ok: bool) -> None:
+    with FakeOpenAI(mode=mode) as srv:
+        g = make(srv.base_url, prompt_dir)
+        verdicts = g.grade_batch(claims(3))
+    if ok:
+        assert [v.accepted for v in verdicts] == expected(3)
+    else:
+        assert all(v.accepted is None and v.error for v in verdicts)
+        if mode == "malformed":
+            assert all(v.usage and v.usage.input_tokens > 0 for v in verdicts)  # the call still cost tokens
+
+
+def test_key_never_leaks_even_when_the_server_echoes_it(prompt_dir: Path, monkeypatch) -> None:
+    monkeypatch.setenv("JUDGE_KEY", KEY)
+    with FakeOpenAI(mode="echo_auth") as srv:
+        g = make(srv.base_url, prompt_dir, api_key_env="JUDGE_KEY")
+        verdicts = g.grade_batch(claims(2))
+        assert srv.authorization == [f"Bearer {KEY}"] * 2  # the key was sent ...
+    for v in verdicts:
+        assert KEY not in repr(v)  # ... but never appears in what the kind returns
+    assert KEY not in repr(g) and KEY not in repr(g.params)
+
+
+# --- templates and replies ----------------------------------------------------------------------------
+
+
+def test_unknown_placeholders_are_named_with_the_allowed_ones() -> None:
+    problems = template_problems((DATA / "bad_prompt.md").read_text(), "bad_prompt.md")
+    assert len(problems) == 2
+    assert "{{source_text}}" in problems[0] and "bad_prompt.md:2" in problems[0]
+    assert "{{claim}}" in problems[0] and "{{nuggets}}" in problems[0]
+    assert "single braces" in problems[1]
+
+
+def test_definition_with_unknown_placeholder_is_invalid(tmp_path: Path) -> None:
+    from graderctl.store.project import load_grader
+
+    folder = tmp_path / "graders" / "judge"
+    folder.mkdir(parents=True)
+    shutil.copy(DATA / "bad_prompt.md", folder / "prompt.md")
+    (folder / "v1.toml").write_text(
+        'schema_version = 1\nname = "judge"\nversion = 1\nkind = "llm_judge"\ncheck = "claim_support"\n'
+        '[judge]\nmodel = "gpt-4o-mini"\nprovider = "openai"\n'
+        '[params]\nbase_url = "http://127.0.0.1:8000/v1"\nprompt = "prompt.md"\n'
+    )
+    with pytest.raises(InvalidInputError) as info:
+        load_grader(folder / "v1.toml", root=tmp_path)
+    text = " ".join(p.message for p in info.value.problems)
+    assert "{{source_text}}" in text
+
+
+def test_prompt_text_is_part_of_the_fingerprint(tmp_path: Path) -> None:
+    from graderctl.store.project import load_grader
+
+    folder = tmp_path / "graders" / "judge"
+    folder.mkdir(parents=True)
+    shutil.copy(DATA / "prompt.md", folder / "prompt.md")
+    (folder / "v1.toml").write_text(
+        'schema_version = 1\nname = "judge"\nversion = 1\nkind = "llm_judge"\ncheck = "claim_support"\n'
+        '[judge]\nmodel = "gpt-4o-mini"\n'
+        '[params]\nbase_url = "http://127.0.0.1:8000/v1"\nprompt = "prompt.md"\n'
+    )
+    first = load_grader(folder / "v1.toml", root=tmp_path).fingerprint
+    (folder / "prompt.md").write_text((DATA / "prompt.md").read_text() + "\nBe strict.\n")
+    assert load_grader(folder / "v1.toml", root=tmp_path).fingerprint != first
+
+
+def test_template_values_for_every_check() -> None:
+    corpus = Corpus(
+        [
+            CorpusDocument(id="s1", url="https://example.org/a", title="A report", text="The rate rose 5%."),
+            CorpusDocument(id="s2", text="Second passage."),
+        ]
+    )
+    cs = template_values(
+        ClaimSupportInput(claim="It rose.", evidence=[{"source_id": "s1"}, {"text": "Inline."}]), corpus
+    )
+    assert cs["claim"] == "It rose." and cs["evidence"] == "The rate rose 5%.\n\nInline."
+    se = template_values(
+        SourceExistenceInput(citation={"url": "http://www.example.org/a/", "quote": "rose 5%"}), corpus
+    )
+    assert se["quote"] == "rose 5%" and "url: http://www.example.org/a/" in se["citation"]
+    assert "The rate rose 5%." in se["evidence"]  # the cited document, found by its normalised URL
+    cov = template_values(
+        CoverageInput(
+            question="Why?",
+            nuggets=[{"text": "A", "importance": "vital"}, {"text": "B", "importance": "okay"}],
+            report="R.",
+        ),
+        None,
+    )
+    assert cov["nuggets"] == "- [vital] A\n- [okay] B" and cov["report"] == "R." and cov["claim"] == ""
+
+
+def test_render_is_single_pass_and_keeps_json_braces() -> None:
+    text = 'Claim: {{ claim }}\nReply {"accept": true}'
+    out = render_template(text, {"claim": "{{evidence}} literally"})
+    assert out == 'Claim: {{evidence}} literally\nReply {"accept": true}'
+
+
+@pytest.mark.parametrize(
+    ("reply", "want"),
+    [
+        ('{"accept": true, "score": 0.8, "reason": "ok"}', (True, 0.8, "ok")),
+        ('```json\n{"accept": false, "reason": "no"}\n```', (False, None, "no")),
+        ('Sure! ```\n{"accept": true}\n``` done', (True, None, "")),
+        ('My verdict: {"accept": "false", "reason": "x"} -- end', (False, None, "x")),
+    ],
+)
+def test_parse_verdict(reply: str, want: tuple[bool, float | None, str]) -> None:
+    assert parse_verdict(reply) == want
+
+
+@pytest.mark.parametrize("reply", ["probably yes", '{"score": 1}', '{"accept": "maybe"}', "[true]"])
+def test_parse_verdict_rejects_replies_without_a_verdict(reply: str) -> None:
+    from graderctl.kinds.llm_judge import ReplyError
+
+    with pytest.raises(ReplyError):
+        parse_verdict(reply)
+
+
+def test_base_url_must_be_http() -> None:
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError):
+        LLMJudgeGrader.Params.model_validate({"base_url": "127.0.0.1:8000", "prompt": "p.md"})
+
+
+def test_cache_payload_is_the_rendered_prompt(server: FakeOpenAI, prompt_dir: Path) -> None:
+    corpus_a = Corpus([CorpusDocument(id="s1", text="Old text.")])
+    corpus_b = Corpus([CorpusDocument(id="s1", text="New text.")])
+    inp = ClaimSupportInput(claim="x", evidence=[{"source_id": "s1"}])
+    a = make(server.base_url, prompt_dir, corpus=corpus_a).cache_payload(inp)
+    b = make(server.base_url, prompt_dir, corpus=corpus_b).cache_payload(inp)
+    assert a != b and "Old text." in str(a)
