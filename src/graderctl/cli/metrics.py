@@ -1,10 +1,100 @@
-"""``graderctl metrics``"""
+"""``graderctl metrics RESULTS [--k 1,2,5] [--weights FILE] [--format text|json|md]``
+
+Exit codes: 0 done; 2 bad usage; 3 invalid results (a located problem per bad line), k > n for some task (the
+tasks are named), missing weights, results mixing grader versions that no comparison report found
+comparable, or ``--correct`` without usable calibration reports.
+
+``--format json`` prints exactly one document ``{"schema_version": 1, "type": "metrics", ...}``
+(CONTRACT.md §6); text and Markdown are for people. Warnings go to stderr (and into the document).
+"""
 
 from __future__ import annotations
 
-from graderctl.errors import UsageError
+import json
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from graderctl.cli import _state
 
 
-def metrics() -> None:
-    """Not yet available."""
-    raise UsageError("`graderctl metrics` is not implemented yet")
+class Format(StrEnum):
+    text = "text"
+    json = "json"
+    md = "md"
+
+
+def metrics(
+    results: Annotated[
+        Path, typer.Argument(help="Graded results (JSON Lines), e.g. from `graderctl score`.")
+    ],
+    k: Annotated[
+        str | None,
+        typer.Option(
+            "--k",
+            help="Values of k, comma-separated (default: 1 and each of 2, 3, 5, 10 up to the smallest "
+            "number of graded trials of a task).",
+        ),
+    ] = None,
+    weights: Annotated[
+        Path | None,
+        typer.Option(
+            "--weights",
+            help="Declared task weights: JSON {task_id: weight} or CSV task_id,weight (default: equal).",
+        ),
+    ] = None,
+    fmt: Annotated[Format, typer.Option("--format", help="Output format on stdout.")] = Format.text,
+    output: Annotated[
+        Path | None, typer.Option("--output", help="Also write the rendering (in --format) to this file.")
+    ] = None,
+    correct: Annotated[
+        bool,
+        typer.Option(
+            "--correct",
+            help="Require the success rate corrected for grader error (exit 3 when the calibration reports "
+            "are missing). Without it the correction is shown whenever reports are found.",
+        ),
+    ] = False,
+    calibration: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--calibration",
+            help="Calibration report(s) giving the graders' FAR and FRR (default: the reports under "
+            "reports/ whose grader fingerprint is in the results).",
+        ),
+    ] = None,
+    n_boot: Annotated[int, typer.Option("--n-boot", min=100, help="Bootstrap resamples.")] = 2000,
+    seed: Annotated[int, typer.Option("--seed", min=0, help="Bootstrap seed.")] = 20240601,
+    confidence: Annotated[
+        float, typer.Option("--confidence", min=0.5, max=0.999, help="Interval confidence level.")
+    ] = 0.95,
+) -> None:
+    """pass@k, pass^k, success rates, cost and failure breakdowns from graded results."""
+    from graderctl.render.metrics import render_markdown, render_text
+    from graderctl.services.metrics import MetricsOptions, compute_metrics, parse_ks
+
+    options = MetricsOptions(
+        ks=parse_ks(k) if k is not None else None,
+        weights=weights,
+        correct=correct,
+        calibration=list(calibration or []),
+        confidence=confidence,
+        n_boot=n_boot,
+        seed=seed,
+    )
+    report = compute_metrics(results, root=_state.root(), options=options)
+    if fmt is Format.json:
+        text = json.dumps(report.document, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+        for note in report.warnings:
+            _state.err(f"warning: {note}")
+    elif fmt is Format.md:
+        text = render_markdown(report.document)
+    else:
+        text = render_text(report.document)
+    typer.echo(text, nl=False)
+    if output is not None:
+        from graderctl.store.atomic import atomic_write_text
+
+        atomic_write_text(output, text)

@@ -1,0 +1,1194 @@
+"""``graderctl metrics``: pass@k, pass^k, success rates, cost and failure breakdowns from graded results.
+
+The input is a results file (CONTRACT.md §5). Only ``task_id``, ``trial_id`` and ``success`` are required, so
+results written by other tools can be measured too. Files can be large (a million lines), so the results are
+not validated by the full pydantic model: a ``msgspec`` decoder reads just the fields metrics needs, line by
+line, and every bad line becomes a located problem (``file:line: /pointer``). The aggregation keeps per-task
+counters only, never the lines.
+
+Conventions (CONTRACT.md, STYLE.md):
+
+- ``success: null`` trials could not be graded: they are counted and shown apart, excluded from each task's
+  ``n`` and never taken as failures;
+- each task weighs the same unless a weighting is declared (``--weights``), and the weighting is recorded;
+- pass@k and pass^k are exact (:mod:`graderctl.stats.passk`, integer binomials); the exact fractions are
+  reported beside the floats;
+- intervals are percentile bootstraps over tasks (the task is the unit that was sampled);
+- undefined numbers are ``null`` with a warning, never 0 or NaN.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import hashlib
+import io
+import json
+import math
+import re
+import statistics
+import warnings
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from graderctl.errors import InvalidInputError, Problem, UsageError
+from graderctl.store.problems import ProblemSink
+from graderctl.store.readers import BOM, decode_json_line, display_path
+
+COMPARISONS_DIR = ("reports", "comparisons")
+DEFAULT_KS = (1, 2, 3, 5, 10)
+DEFAULT_N_BOOT = 2000
+DEFAULT_SEED = 20240601
+DEFAULT_CONFIDENCE = 0.95
+_SHOWN = 20
+
+#: Index of each counter in the per-task / per-category lists.
+_OK, _FAIL, _NULL = 0, 1, 2
+
+
+# --- the fast line decoder ------------------------------------------------------------------------------
+
+
+class _Check(msgspec.Struct):
+    passed: bool | None = None
+    grader: str | None = None
+    fingerprint: str | None = None
+    trusted: bool | None = None
+
+
+class _Cost(msgspec.Struct):
+    input_tokens: int | float | None = None
+    output_tokens: int | float | None = None
+    tool_calls: int | float | None = None
+    usd: int | float | None = None
+    wall_seconds: int | float | None = None
+
+
+class _Line(msgspec.Struct):
+    """Exactly the fields metrics reads; msgspec skips the others without building Python objects."""
+
+    task_id: Any = msgspec.UNSET
+    trial_id: Any = msgspec.UNSET
+    success: Any = msgspec.UNSET
+    checks: dict[str, _Check] | None = None
+    stop_reason: str | None = None
+    category: str | None = None
+    cost: _Cost | None = None
+    reason: str | None = None
+    untrusted: list[str] | None = None
+    self_grading: dict[str, Any] | None = None
+    rule: dict[str, Any] | None = None
+
+
+def _msgspec_pointer(message: str) -> tuple[str, str]:
+    """``"Expected `str`, got `int` - at `$.checks.x.grader`"`` -> (message, ``/checks/x/grader``)."""
+    text, sep, where = message.rpartition(" - at `")
+    if not sep:
+        return message, ""
+    path = where.rstrip("`").removeprefix("$")
+    parts = [
+        (name or index).replace("~", "~0").replace("/", "~1") for name, index in _MSGSPEC_PATH.findall(path)
+    ]
+    return text, "/" + "/".join(parts) if parts else ""
+
+
+# ``.name`` or ``[index]`` (``[...]`` stands for an unnamed dict key)
+_MSGSPEC_PATH = re.compile(r"\.([^.\[]+)|\[([^\]]*)\]")
+
+
+# --- scanning -------------------------------------------------------------------------------------------
+
+
+@dataclass
+class GraderSeen:
+    grader: str | None
+    fingerprint: str | None
+    trials: int = 0
+
+
+@dataclass
+class ResultScan:
+    """Counters over a results file; never the lines themselves."""
+
+    path: str
+    lines: int = 0
+    tasks: dict[str, list[int]] = field(default_factory=dict)
+    categories: dict[str, dict[str, list[int]]] = field(default_factory=dict)
+    stop_reasons: dict[str, list[int]] = field(default_factory=dict)
+    checks: dict[str, list[int]] = field(default_factory=dict)
+    graders: dict[str, dict[tuple[str | None, str | None], GraderSeen]] = field(default_factory=dict)
+    null_reasons: dict[str, int] = field(default_factory=dict)
+    rules: dict[str, int] = field(default_factory=dict)
+    cost_sum: dict[str, float] = field(default_factory=dict)
+    cost_known: dict[str, int] = field(default_factory=dict)
+    usd_by_outcome: list[float] = field(default_factory=lambda: [0.0, 0.0, 0.0])
+    untrusted_trials: int = 0
+    untrusted_graders: set[str] = field(default_factory=set)
+    self_grading_overrides: int = 0
+
+    @property
+    def trials(self) -> int:
+        return sum(sum(v) for v in self.tasks.values())
+
+
+_COST_FIELDS = ("input_tokens", "output_tokens", "tool_calls", "usd", "wall_seconds")
+
+
+def _iter_raw_lines(path: Path, shown: str) -> Iterator[tuple[int, bytes]]:
+    try:
+        fh = path.open("rb")
+    except FileNotFoundError:
+        raise InvalidInputError(
+            f"{shown}: no such file", [Problem(file=shown, message="no such file", fix="check the path")]
+        ) from None
+    except OSError as exc:
+        raise InvalidInputError(
+            f"{shown}: unreadable", [Problem(file=shown, message=f"cannot read the file: {exc.strerror}")]
+        ) from None
+    with fh:
+        for number, raw in enumerate(fh, start=1):
+            if number == 1 and raw.startswith(BOM):
+                raw = raw[len(BOM) :]
+            raw = raw.rstrip(b"\r\n")
+            if raw.strip():
+                yield number, raw
+
+
+def scan_results(path: Path, *, root: Path | None = None, sink: ProblemSink | None = None) -> ResultScan:
+    """Read a results file into counters. Every bad line is a problem; raises :class:`InvalidInputError`
+    listing them (up to the sink's cap, with a count of the rest) when there is any."""
+    shown = display_path(path, root)
+    sink = sink if sink is not None else ProblemSink()
+    decoder = msgspec.json.Decoder(_Line)
+    unset = msgspec.UNSET
+    errors = (msgspec.DecodeError, msgspec.ValidationError)
+    scan = ResultScan(path=shown)
+    seen: set[str] = set()
+    tasks = scan.tasks
+    last_number = 0
+    for number, raw in _iter_raw_lines(path, shown):
+        last_number = number
+        try:
+            line = decoder.decode(raw)
+        except errors as exc:
+            _bad_line(raw, number, shown, sink, str(exc))
+            continue
+        task_id, trial_id, success = line.task_id, line.trial_id, line.success
+        bad = False
+        for name, value in (("task_id", task_id), ("trial_id", trial_id)):
+            if value is unset:
+                sink.add(
+                    Problem(
+                        file=shown,
+                        line=number,
+                        pointer=f"/{name}",
+                        message="missing required field",
+                        expected=f"a value for {name!r}",
+                        got="nothing",
+                        fix=f"add {name!r}",
+                    )
+                )
+                bad = True
+            elif not isinstance(value, str) or not value:
+                sink.add(
+                    Problem(
+                        file=shown,
+                        line=number,
+                        pointer=f"/{name}",
+                        message="invalid value",
+                        expected="a non-empty string",
+                        got=json.dumps(value),
+                    )
+                )
+                bad = True
+        if success is unset:
+            sink.add(
+                Problem(
+                    file=shown,
+                    line=number,
+                    pointer="/success",
+                    message="missing required field",
+                    expected="true, false or null (null: the trial could not be graded)",
+                    got="nothing",
+                    fix="add 'success'",
+                )
+            )
+            bad = True
+        elif success is not None and not isinstance(success, bool):
+            sink.add(
+                Problem(
+                    file=shown,
+                    line=number,
+                    pointer="/success",
+                    message="invalid value",
+                    expected="true, false or null",
+                    got=json.dumps(success),
+                )
+            )
+            bad = True
+        cost = line.cost
+        if cost is not None:
+            for name in _COST_FIELDS:
+                value = getattr(cost, name)
+                if value is not None and (value < 0 or not math.isfinite(value)):
+                    sink.add(
+                        Problem(
+                            file=shown,
+                            line=number,
+                            pointer=f"/cost/{name}",
+                            message="invalid value",
+                            expected="a non-negative number",
+                            got=json.dumps(value),
+                        )
+                    )
+                    bad = True
+        if bad:
+            continue
+        key = f"{task_id}\x1f{trial_id}"
+        if key in seen:
+            sink.add(
+                Problem(
+                    file=shown,
+                    line=number,
+                    pointer="/trial_id",
+                    message=f"duplicate trial {trial_id!r} of task {task_id!r}",
+                    expected="each (task_id, trial_id) once",
+                    got="a second line for it",
+                    fix="remove the duplicate line (a resumed run may have written it twice)",
+                )
+            )
+            continue
+        seen.add(key)
+        slot = _OK if success is True else _FAIL if success is False else _NULL
+        counts = tasks.get(task_id)
+        if counts is None:
+            counts = tasks[task_id] = [0, 0, 0]
+        counts[slot] += 1
+        if slot == _NULL:
+            reason = line.reason or "no reason given"
+            scan.null_reasons[reason] = scan.null_reasons.get(reason, 0) + 1
+        if line.category is not None:
+            per_cat = scan.categories.setdefault(line.category, {})
+            cc = per_cat.get(task_id)
+            if cc is None:
+                cc = per_cat[task_id] = [0, 0, 0]
+            cc[slot] += 1
+        stop = line.stop_reason if line.stop_reason is not None else "(none)"
+        sc = scan.stop_reasons.get(stop)
+        if sc is None:
+            sc = scan.stop_reasons[stop] = [0, 0, 0]
+        sc[slot] += 1
+        if line.checks:
+            untrusted = False
+            for check, result in line.checks.items():
+                cc = scan.checks.get(check)
+                if cc is None:
+                    cc = scan.checks[check] = [0, 0, 0]
+                cc[_OK if result.passed is True else _FAIL if result.passed is False else _NULL] += 1
+                gkey = (result.grader, result.fingerprint)
+                by_check = scan.graders.setdefault(check, {})
+                gs = by_check.get(gkey)
+                if gs is None:
+                    gs = by_check[gkey] = GraderSeen(result.grader, result.fingerprint)
+                gs.trials += 1
+                if result.trusted is False:
+                    untrusted = True
+                    scan.untrusted_graders.add(result.grader or "?")
+            if untrusted:
+                scan.untrusted_trials += 1
+        elif line.untrusted:
+            scan.untrusted_trials += 1
+            scan.untrusted_graders.update(line.untrusted)
+        if line.self_grading and line.self_grading.get("override"):
+            scan.self_grading_overrides += 1
+        if line.rule is not None:
+            rule_key = json.dumps(line.rule, sort_keys=True)
+            scan.rules[rule_key] = scan.rules.get(rule_key, 0) + 1
+        if cost is not None:
+            for name in _COST_FIELDS:
+                value = getattr(cost, name)
+                if value is not None:
+                    scan.cost_sum[name] = scan.cost_sum.get(name, 0.0) + value
+                    scan.cost_known[name] = scan.cost_known.get(name, 0) + 1
+            if cost.usd is not None:
+                scan.usd_by_outcome[slot] += cost.usd
+        scan.lines += 1
+    if last_number == 0 and not sink:
+        sink.add(
+            Problem(
+                file=shown,
+                line=1,
+                message="the file is empty",
+                expected="one graded trial per line",
+                got="no content",
+                fix="score some trials first: `graderctl score TRIALS --output RESULTS`",
+            )
+        )
+    sink.raise_if_any(shown)
+    return scan
+
+
+def _bad_line(raw: bytes, number: int, shown: str, sink: ProblemSink, message: str) -> None:
+    """A line msgspec refused: a JSON syntax error (located by the stdlib decoder) or a wrong type."""
+    local = ProblemSink()
+    value = decode_json_line(raw, number, shown, local, is_last=False)
+    if local:
+        sink.extend(local.problems)
+        return
+    if not isinstance(value, dict):
+        sink.add(
+            Problem(
+                file=shown,
+                line=number,
+                message="not a JSON object",
+                expected="one object {...} per line",
+                got=json.dumps(value)[:40],
+            )
+        )
+        return
+    text, ptr = _msgspec_pointer(message)
+    checks = value.get("checks")
+    if ptr.startswith("/checks/...") and isinstance(checks, dict):
+        # msgspec does not name dict keys in its paths: find the check whose result is malformed.
+        for name, result in checks.items():
+            try:
+                msgspec.convert(result, type=_Check)
+            except msgspec.ValidationError as exc:
+                text, sub = _msgspec_pointer(str(exc))
+                escaped = str(name).replace("~", "~0").replace("/", "~1")
+                ptr = f"/checks/{escaped}{sub}"
+                break
+    sink.add(Problem(file=shown, line=number, pointer=ptr, message=f"invalid value: {text}"))
+
+
+# --- weights ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Weights:
+    by_task: dict[str, float]
+    path: str
+    sha256: str
+
+
+def read_weights(path: Path, *, root: Path | None = None) -> Weights:
+    """``--weights FILE``: a JSON object ``{"task_id": weight}`` or a CSV with columns ``task_id,weight``."""
+    shown = display_path(path, root)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InvalidInputError(
+            f"{shown}: unreadable",
+            [
+                Problem(
+                    file=shown, message=f"cannot read the weights file: {exc.strerror}", fix="check the path"
+                )
+            ],
+        ) from None
+    digest = "sha256:" + hashlib.sha256(data).hexdigest()
+    text = data.decode("utf-8-sig", errors="replace")
+    sink = ProblemSink()
+    weights: dict[str, float] = {}
+    if path.suffix.lower() == ".json" or text.lstrip().startswith("{"):
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InvalidInputError(
+                f"{shown}: invalid JSON",
+                [
+                    Problem(
+                        file=shown,
+                        line=exc.lineno,
+                        message=f"invalid JSON at column {exc.colno}: {exc.msg}",
+                        expected='{"task_id": weight, ...}',
+                    )
+                ],
+            ) from None
+        if not isinstance(obj, dict):
+            raise InvalidInputError(
+                f"{shown}: not an object",
+                [Problem(file=shown, message="not a JSON object", expected='{"task_id": weight, ...}')],
+            )
+        for task, w in obj.items():
+            _add_weight(weights, task, w, shown, None, f"/{task}", sink)
+    else:
+        reader = csv.reader(io.StringIO(text))
+        rows = list(reader)
+        start = 1 if rows and rows[0] and rows[0][0].strip().lower() in {"task_id", "task"} else 0
+        for index, row in enumerate(rows[start:], start=start + 1):
+            if not row or not any(cell.strip() for cell in row):
+                continue
+            if len(row) != 2:
+                sink.add(
+                    Problem(
+                        file=shown,
+                        line=index,
+                        message="a weights row has two columns",
+                        expected="task_id,weight",
+                        got=",".join(row),
+                    )
+                )
+                continue
+            cell: object = row[1]
+            with contextlib.suppress(ValueError):
+                cell = float(row[1])
+            _add_weight(weights, row[0].strip(), cell, shown, index, "", sink)
+    sink.raise_if_any(shown)
+    if not weights:
+        raise InvalidInputError(
+            f"{shown}: no weights",
+            [Problem(file=shown, message="the weights file names no task", expected="task_id -> weight")],
+        )
+    return Weights(weights, shown, digest)
+
+
+def _add_weight(
+    weights: dict[str, float],
+    task: str,
+    w: object,
+    shown: str,
+    line: int | None,
+    ptr: str,
+    sink: ProblemSink,
+) -> None:
+    if isinstance(w, bool) or not isinstance(w, int | float) or not math.isfinite(w) or w < 0:
+        sink.add(
+            Problem(
+                file=shown,
+                line=line,
+                pointer=ptr,
+                message=f"bad weight for task {task!r}",
+                expected="a finite number >= 0",
+                got=json.dumps(w) if not isinstance(w, float) else repr(w),
+            )
+        )
+        return
+    if task in weights:
+        sink.add(Problem(file=shown, line=line, pointer=ptr, message=f"task {task!r} is weighted twice"))
+        return
+    weights[task] = float(w)
+
+
+# --- comparisons (issue 5: mixed fingerprints) -------------------------------------------------------------
+
+
+@dataclass
+class ComparisonVerdict:
+    comparable: bool | None
+    reports: list[str]
+
+
+def comparison_verdicts(root: Path) -> dict[frozenset[str], ComparisonVerdict]:
+    """Comparison reports under ``reports/comparisons/*.json``, keyed by their fingerprint pair (either
+    order). A pair is comparable when some report says so and none says otherwise. Unreadable files are
+    skipped (``graderctl validate`` reports them)."""
+    folder = root.joinpath(*COMPARISONS_DIR)
+    out: dict[frozenset[str], ComparisonVerdict] = {}
+    if not folder.is_dir():
+        return out
+    for path in sorted(folder.glob("*.json")):
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            continue
+        if not isinstance(doc, dict) or doc.get("type") != "comparison":
+            continue
+        old, new = doc.get("old"), doc.get("new")
+        if not (isinstance(old, dict) and isinstance(new, dict)):
+            continue
+        a, b = old.get("fingerprint"), new.get("fingerprint")
+        comparable = doc.get("comparable")
+        if not (isinstance(a, str) and isinstance(b, str) and isinstance(comparable, bool)):
+            continue
+        key = frozenset((a, b))
+        verdict = out.setdefault(key, ComparisonVerdict(None, []))
+        verdict.reports.append(display_path(path, root))
+        if verdict.comparable is None:
+            verdict.comparable = comparable
+        elif verdict.comparable != comparable:
+            verdict.comparable = False
+    return out
+
+
+def check_fingerprints(scan: ResultScan, root: Path) -> dict[str, Any]:
+    """Refuse results of one check graded by different fingerprints unless comparison reports found every
+    pair comparable. Returns what was combined (for the report)."""
+    mixed = {
+        check: list(g.values())
+        for check, g in scan.graders.items()
+        if len({s.fingerprint for s in g.values()}) > 1
+    }
+    if not mixed:
+        return {}
+    verdicts = comparison_verdicts(root)
+    problems: list[Problem] = []
+    combined: dict[str, Any] = {}
+    for check, seen in sorted(mixed.items()):
+        fps = sorted({s.fingerprint for s in seen if s.fingerprint}, key=str)
+        names = {s.fingerprint: s.grader for s in seen}
+        used: list[str] = []
+        for i, a in enumerate(fps):
+            for b in fps[i + 1 :]:
+                v = verdicts.get(frozenset((a, b)))
+                if v is not None and v.comparable:
+                    used.extend(v.reports)
+                    continue
+                why = (
+                    "no comparison report under reports/comparisons/ covers them"
+                    if v is None
+                    else "the comparison report(s) " + ", ".join(v.reports) + " found them not comparable"
+                )
+                problems.append(
+                    Problem(
+                        file=scan.path,
+                        pointer=f"/checks/{check}/fingerprint",
+                        message=(
+                            f"check {check!r} was graded by {names[a]} ({_short(a)}) and by {names[b]} "
+                            f"({_short(b)}) in the same file: {why}"
+                        ),
+                        expected="one grader fingerprint per check, or versions found comparable",
+                        got=f"{len(fps)} fingerprints",
+                        fix=(
+                            f"re-score with one version (`graderctl score --rescore {scan.path} --grader "
+                            f"{names[b] or 'NEW_REF'} --output NEW_RESULTS`), or run `graderctl compare "
+                            f"{names[a]} {names[b]}` and keep its report under reports/comparisons/"
+                        ),
+                    )
+                )
+        if any(s.fingerprint is None for s in seen):
+            problems.append(
+                Problem(
+                    file=scan.path,
+                    pointer=f"/checks/{check}/fingerprint",
+                    message=f"check {check!r} has results with and without a grader fingerprint",
+                    expected="every check result names its grader's fingerprint",
+                )
+            )
+        combined[check] = {
+            "graders": [{"grader": s.grader, "fingerprint": s.fingerprint, "trials": s.trials} for s in seen],
+            "comparison_reports": sorted(set(used)),
+        }
+    if problems:
+        graders = sorted({str(s.grader) for c in mixed for s in mixed[c]})
+        raise InvalidInputError(
+            f"{scan.path}: results graded by different, not-comparable versions of a check "
+            f"({', '.join(graders)}) cannot be combined",
+            problems,
+        )
+    return combined
+
+
+def _short(fingerprint: str | None) -> str:
+    return "no fingerprint" if not fingerprint else fingerprint.removeprefix("sha256:")[:12]
+
+
+# --- grader-error correction -------------------------------------------------------------------------------
+
+
+@dataclass
+class ErrorRates:
+    far_count: int
+    far_n: int
+    frr_count: int
+    frr_n: int
+    reports: list[str]
+
+    @property
+    def far(self) -> float:
+        return self.far_count / self.far_n
+
+    @property
+    def frr(self) -> float:
+        return self.frr_count / self.frr_n
+
+
+def _calibration_rates(
+    scan: ResultScan, root: Path, explicit: Sequence[Path]
+) -> tuple[dict[str, ErrorRates], list[str]]:
+    """Per check, FAR and FRR pooled over the calibration reports of the graders that graded it (matched by
+    fingerprint), or over the reports given explicitly."""
+    from graderctl.store.reports import read_report, report_files
+
+    notes: list[str] = []
+    wanted: dict[str, str] = {}
+    for check, seen in scan.graders.items():
+        for s in seen.values():
+            if s.fingerprint:
+                wanted[s.fingerprint] = check
+    paths = list(explicit) if explicit else report_files(root)
+    pooled: dict[str, ErrorRates] = {}
+    for path in paths:
+        try:
+            report = read_report(path, root=root)
+        except InvalidInputError as exc:
+            if explicit:
+                raise
+            notes.append(f"skipped unreadable report {display_path(path, root)}: {exc}")
+            continue
+        if explicit:
+            check = str(report.grader.check or "") or wanted.get(report.grader.fingerprint, "")
+            if not check:
+                check = next(iter(scan.graders), "")
+        else:
+            check = wanted.get(report.grader.fingerprint, "")
+        if not check:
+            continue
+        far, frr = report.false_accept_rate, report.false_reject_rate
+        rates = pooled.setdefault(check, ErrorRates(0, 0, 0, 0, []))
+        rates.far_count += far.count
+        rates.far_n += far.n
+        rates.frr_count += frr.count
+        rates.frr_n += frr.n
+        rates.reports.append(display_path(path, root))
+    return pooled, notes
+
+
+def _correction(
+    scan: ResultScan,
+    root: Path,
+    *,
+    required: list[str],
+    successes: int,
+    graded: int,
+    explicit: Sequence[Path],
+    forced: bool,
+    confidence: float,
+    seed: int,
+) -> tuple[dict[str, Any], list[str]]:
+    from graderctl.errors import StatisticsError
+    from graderctl.stats import rogan_gladen_interval
+
+    rates, notes = _calibration_rates(scan, root, explicit)
+    checks = required or sorted(scan.graders)
+    missing = [c for c in checks if c not in rates or rates[c].far_n == 0 or rates[c].frr_n == 0]
+    if not checks or missing or graded == 0:
+        why = (
+            "no graded trial"
+            if graded == 0
+            else "the results name no grader (no `checks`); give the calibration reports with --calibration"
+            if not checks
+            else "no calibration report (with known-good and known-bad samples) for the grader(s) of "
+            + ", ".join(missing)
+            + " under reports/"
+        )
+        if forced:
+            raise InvalidInputError(
+                f"cannot correct for grader error: {why}",
+                [
+                    Problem(
+                        file=scan.path,
+                        message=f"cannot correct for grader error: {why}",
+                        fix="calibrate the graders (`graderctl calibrate REF`) or pass --calibration REPORT",
+                    )
+                ],
+            )
+        return {"applied": False, "why": why}, notes
+    used = {c: rates[c] for c in checks}
+    if len(used) == 1:
+        ((check, r),) = used.items()
+        far_count, far_n, frr_count, frr_n = r.far_count, r.far_n, r.frr_count, r.frr_n
+        approach = f"single check {check!r}: FAR and FRR of its grader, pooled over its calibration report(s)"
+        approximation = False
+    else:
+        # A trial succeeds when every required check passes. A truly bad trial usually fails one check and
+        # slips through when that check's grader falsely accepts: the largest FAR is the conservative
+        # choice. A truly good trial must be accepted by every grader: with independent errors the
+        # composite FRR is 1 - prod(1 - FRR_i). Its interval uses the smallest calibration set as n.
+        worst = max(used.values(), key=lambda r: r.far)
+        far_count, far_n = worst.far_count, worst.far_n
+        keep = 1.0
+        for r in used.values():
+            keep *= 1.0 - r.frr
+        frr_n = min(r.frr_n for r in used.values())
+        frr_count = min(frr_n, round((1.0 - keep) * frr_n))
+        approach = (
+            "approximation for a rule of several checks: FAR = the largest check FAR (a bad trial usually "
+            "fails one check), FRR = 1 - prod(1 - FRR_check) (independent errors), with the smallest "
+            "calibration set as the FRR sample size"
+        )
+        approximation = True
+    far = far_count / far_n
+    frr = frr_count / frr_n
+    base: dict[str, Any] = {
+        "approach": approach,
+        "approximation": approximation,
+        "caveat": (
+            "calibration measures a grader's error per unit (one citation, one claim, one report); a trial "
+            "has several units, so trial-level error rates may differ"
+        ),
+        "far": {"value": far, "count": far_count, "n": far_n},
+        "frr": {"value": frr, "count": frr_count, "n": frr_n},
+        "by_check": {
+            c: {
+                "far": {"value": r.far, "count": r.far_count, "n": r.far_n},
+                "frr": {"value": r.frr, "count": r.frr_count, "n": r.frr_n},
+                "reports": r.reports,
+            }
+            for c, r in used.items()
+        },
+    }
+    if far + frr >= 1:
+        why = f"FAR + FRR = {far + frr:.3f} >= 1: the graders are no better than chance; no correction"
+        if forced:
+            raise StatisticsError(why)
+        return {"applied": False, "why": why, **base}, notes
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        corrected = rogan_gladen_interval(
+            successes, graded, far_count, far_n, frr_count, frr_n, confidence=confidence, seed=seed
+        )
+    notes.extend(str(w.message) for w in caught)
+    out = {"applied": True, **corrected.to_dict(), **base}
+    if corrected.clipped:
+        out["flag"] = f"the raw corrected value {corrected.raw:.4f} fell outside [0, 1] and was clipped"
+    return out, notes
+
+
+# --- the computation ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class MetricsOptions:
+    ks: list[int] | None = None
+    weights: Path | None = None
+    correct: bool = False
+    calibration: list[Path] = field(default_factory=list)
+    confidence: float = DEFAULT_CONFIDENCE
+    n_boot: int = DEFAULT_N_BOOT
+    seed: int = DEFAULT_SEED
+
+
+@dataclass
+class MetricsReport:
+    document: dict[str, Any]
+    warnings: list[str]
+
+
+def _exact_mean(
+    groups: Mapping[tuple[int, int], int], values: Mapping[tuple[int, int], Fraction]
+) -> Fraction:
+    """The equally weighted mean over tasks of a per-task value computed once per distinct ``(n, c)``:
+    exact, and quick for 100,000 tasks (summing one Fraction per task is not)."""
+    total = 0
+    acc = Fraction(0)
+    for pair, count in groups.items():
+        acc += count * values[pair]
+        total += count
+    return acc / total
+
+
+def _interval(values: Sequence[float], options: MetricsOptions, notes: list[str]) -> dict[str, float] | None:
+    from graderctl.stats import bootstrap_tasks_interval
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ci = bootstrap_tasks_interval(
+            values, confidence=options.confidence, n_boot=options.n_boot, seed=options.seed
+        )
+    for w in caught:
+        msg = str(w.message)
+        if msg not in notes:
+            notes.append(msg)
+    return None if ci is None else {"low": ci[0], "high": ci[1]}
+
+
+def _num(value: float | Fraction) -> float:
+    return float(value)
+
+
+def compute_metrics(results: Path, *, root: Path, options: MetricsOptions | None = None) -> MetricsReport:
+    """Everything ``graderctl metrics`` reports, as one JSON-ready document (CONTRACT.md §6)."""
+    from graderctl import __version__
+    from graderctl.stats import pass_at_k, pass_hat_k
+
+    options = options or MetricsOptions()
+    notes: list[str] = []
+    scan = scan_results(results, root=root)
+    combined = check_fingerprints(scan, root)
+
+    task_ids = list(scan.tasks)
+    graded_ids = [t for t in task_ids if sum(scan.tasks[t][:2]) > 0]
+    ungraded_tasks = (
+        [t for t in task_ids if t not in set(graded_ids)] if len(graded_ids) < len(task_ids) else []
+    )
+    nulls = sum(c[_NULL] for c in scan.tasks.values())
+    successes = sum(c[_OK] for c in scan.tasks.values())
+    failures = sum(c[_FAIL] for c in scan.tasks.values())
+    graded = successes + failures
+    if ungraded_tasks:
+        shown = ", ".join(ungraded_tasks[:_SHOWN]) + (" ..." if len(ungraded_tasks) > _SHOWN else "")
+        notes.append(
+            f"{len(ungraded_tasks)} task(s) have no graded trial (every trial is null) and are left out of "
+            f"pass@k: {shown}"
+        )
+    if not graded_ids:
+        raise InvalidInputError(
+            f"{scan.path}: no trial could be graded",
+            [
+                Problem(
+                    file=scan.path,
+                    message=f"all {nulls} trial(s) have success null",
+                    expected="at least one trial with success true or false",
+                    fix="see each line's `reason`; fix the grader errors and re-score",
+                )
+            ],
+        )
+    ns = {t: scan.tasks[t][_OK] + scan.tasks[t][_FAIL] for t in graded_ids}
+    n_values = sorted(ns.values())
+    min_n = n_values[0]
+
+    # k values
+    if options.ks:
+        ks = sorted(set(options.ks))
+        too_small = {k: [t for t in graded_ids if ns[t] < k] for k in ks}
+        bad = {k: ts for k, ts in too_small.items() if ts}
+        if bad:
+            problems = []
+            for k, ts in bad.items():
+                for t in ts[:_SHOWN]:
+                    problems.append(
+                        Problem(
+                            file=scan.path,
+                            message=f"task {t!r} has n = {ns[t]} graded trial(s), fewer than k = {k}",
+                            expected=f"n >= {k}",
+                            got=f"n = {ns[t]}",
+                            fix=f"use --k with values <= {min_n}, or run more trials of this task",
+                        )
+                    )
+            k_max = max(bad)
+            names = bad[k_max]
+            listed = ", ".join(names[:_SHOWN]) + (
+                f" and {len(names) - _SHOWN} more" if len(names) > _SHOWN else ""
+            )
+            raise InvalidInputError(
+                f"k = {k_max} is larger than the number of graded trials of {len(names)} task(s): {listed}. "
+                f"pass@k and pass^k need k <= n for every task (smallest n here: {min_n})",
+                problems,
+            )
+    else:
+        ks = sorted({1} | {k for k in DEFAULT_KS if k <= min_n})
+
+    # weights
+    weights: Weights | None = None
+    weight_list: list[float] | None = None
+    if options.weights is not None:
+        weights = read_weights(options.weights, root=root)
+        missing = [t for t in graded_ids if t not in weights.by_task]
+        if missing:
+            listed = ", ".join(missing[:_SHOWN]) + (" ..." if len(missing) > _SHOWN else "")
+            raise InvalidInputError(
+                f"{weights.path}: no weight for {len(missing)} task(s): {listed}",
+                [
+                    Problem(
+                        file=weights.path,
+                        message=f"no weight for task {t!r}",
+                        expected="a weight for every task in the results",
+                        fix="add the task, with weight 0 to leave it out",
+                    )
+                    for t in missing[:_SHOWN]
+                ],
+            )
+        extra = [t for t in weights.by_task if t not in ns]
+        if extra:
+            notes.append(f"{len(extra)} weighted task(s) are not in the results and are ignored")
+        weight_list = [weights.by_task[t] for t in graded_ids]
+        if math.fsum(weight_list) <= 0:
+            raise InvalidInputError(
+                f"{weights.path}: the weights of the tasks in the results sum to 0",
+                [Problem(file=weights.path, message="the weights sum to 0", expected="a positive sum")],
+            )
+
+    groups: dict[tuple[int, int], int] = {}
+    pairs: list[tuple[int, int]] = []
+    for t in graded_ids:
+        pair = (ns[t], scan.tasks[t][_OK])
+        pairs.append(pair)
+        groups[pair] = groups.get(pair, 0) + 1
+
+    doc_pass: dict[str, float] = {}
+    doc_pass_exact: dict[str, str] = {}
+    doc_pass_ci: dict[str, Any] = {}
+    doc_hat: dict[str, float] = {}
+    doc_hat_exact: dict[str, str] = {}
+    doc_hat_ci: dict[str, Any] = {}
+    n_tasks = len(graded_ids)
+    if weight_list is not None:
+        total_w = math.fsum(weight_list)
+        scale = [w * n_tasks / total_w for w in weight_list]
+    for k in ks:
+        for fn, out, out_exact, out_ci in (
+            (pass_at_k, doc_pass, doc_pass_exact, doc_pass_ci),
+            (pass_hat_k, doc_hat, doc_hat_exact, doc_hat_ci),
+        ):
+            cache = {pair: fn(pair[0], pair[1], k) for pair in groups}
+            per_task = [float(cache[p]) for p in pairs]
+            if weight_list is None:
+                exact = _exact_mean(groups, cache)
+                out[str(k)] = float(exact)
+                out_exact[str(k)] = str(exact)
+            else:
+                out[str(k)] = math.fsum(w * v for w, v in zip(weight_list, per_task, strict=True)) / total_w
+                per_task = [s * v for s, v in zip(scale, per_task, strict=True)]
+            out_ci[str(k)] = _interval(per_task, options, notes)
+
+    # success rates: task-weighted (= pass@1) beside trial-weighted
+    from graderctl.stats import cluster_bootstrap_rate
+
+    outcomes: list[bool] = []
+    owners: list[str] = []
+    for i, t in enumerate(graded_ids):
+        c, n = scan.tasks[t][_OK], ns[t]
+        outcomes.extend([True] * c + [False] * (n - c))
+        owners.extend([str(i)] * n)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        trial_ci = cluster_bootstrap_rate(
+            outcomes, owners, confidence=options.confidence, n_boot=options.n_boot, seed=options.seed
+        )
+    notes.extend(str(w.message) for w in caught)
+    del outcomes, owners
+
+    success_rate = {
+        "task_weighted": {
+            "label": "task-weighted (each task counts once; = pass@1"
+            + (", declared weights" if weights else "")
+            + ")",
+            "value": doc_pass["1"],
+            "exact": doc_pass_exact.get("1"),
+            "ci_low": (doc_pass_ci["1"] or {}).get("low"),
+            "ci_high": (doc_pass_ci["1"] or {}).get("high"),
+        },
+        "trial_weighted": {
+            "label": "trial-weighted (every graded trial counts once; tasks with more trials weigh more)",
+            "value": successes / graded,
+            "successes": successes,
+            "trials": graded,
+            "ci_low": trial_ci.ci_low,
+            "ci_high": trial_ci.ci_high,
+            "method": "cluster bootstrap over tasks",
+        },
+    }
+
+    # categories
+    categories: dict[str, Any] = {}
+    for cat, per_task_counts in sorted(scan.categories.items()):
+        ok = sum(v[_OK] for v in per_task_counts.values())
+        fail = sum(v[_FAIL] for v in per_task_counts.values())
+        null = sum(v[_NULL] for v in per_task_counts.values())
+        task_rates = [v[_OK] / (v[_OK] + v[_FAIL]) for v in per_task_counts.values() if v[_OK] + v[_FAIL]]
+        categories[cat] = {
+            "tasks": len(per_task_counts),
+            "trials": ok + fail + null,
+            "successes": ok,
+            "failures": fail,
+            "null": null,
+            "success_rate_task_weighted": statistics.fmean(task_rates) if task_rates else None,
+            "success_rate_trial_weighted": ok / (ok + fail) if ok + fail else None,
+            "ci": _interval(task_rates, options, notes) if len(task_rates) > 1 else None,
+        }
+        if not task_rates:
+            notes.append(f"category {cat!r} has no graded trial: its success rates are null")
+
+    failures_by_check = {
+        check: {
+            "failed": v[_FAIL],
+            "passed": v[_OK],
+            "null": v[_NULL],
+            "graders": [
+                {"grader": s.grader, "fingerprint": s.fingerprint, "trials": s.trials}
+                for s in scan.graders.get(check, {}).values()
+            ],
+        }
+        for check, v in sorted(scan.checks.items())
+    }
+    by_stop_reason = {
+        reason: {"trials": sum(v), "successes": v[_OK], "failures": v[_FAIL], "null": v[_NULL]}
+        for reason, v in sorted(scan.stop_reasons.items(), key=lambda kv: (-sum(kv[1]), kv[0]))
+    }
+
+    cost = _cost(scan, successes, failures, nulls, notes)
+
+    rules = [json.loads(r) for r in scan.rules]
+    if len(rules) > 1:
+        notes.append(f"the results were graded under {len(rules)} different success rules: {rules}")
+    required: list[str] = []
+    if len(rules) == 1 and isinstance(rules[0].get("require"), list):
+        required = [str(c) for c in rules[0]["require"]]
+
+    correction: dict[str, Any] | None
+    corr_notes: list[str] = []
+    correction, corr_notes = _correction(
+        scan,
+        root,
+        required=required,
+        successes=successes,
+        graded=graded,
+        explicit=options.calibration,
+        forced=options.correct,
+        confidence=options.confidence,
+        seed=options.seed,
+    )
+    notes.extend(corr_notes)
+
+    if scan.untrusted_trials:
+        notes.append(
+            f"{scan.untrusted_trials} trial(s) were graded by grader(s) not trusted for their check "
+            f"({', '.join(sorted(scan.untrusted_graders))}, scored with --allow-untrusted)"
+        )
+    if scan.self_grading_overrides:
+        notes.append(
+            f"{scan.self_grading_overrides} trial(s) were graded by a judge of the generator's own family "
+            "(--allow-self-grading); see each line's `self_grading`"
+        )
+    if nulls:
+        notes.append(
+            f"{nulls} trial(s) could not be graded (success null): counted apart, left out of each task's n, "
+            "never taken as failures"
+        )
+
+    document: dict[str, Any] = {
+        "schema_version": 1,
+        "type": "metrics",
+        "graderctl_version": __version__,
+        "results": {"path": scan.path, "lines": scan.lines},
+        "tasks": n_tasks,
+        "trials": scan.lines,
+        "graded_trials": graded,
+        "successes": successes,
+        "failures": failures,
+        "null_trials": {
+            "count": nulls,
+            "tasks_without_graded_trials": len(ungraded_tasks),
+            "by_reason": dict(sorted(scan.null_reasons.items(), key=lambda kv: -kv[1])[:_SHOWN]),
+            "note": "trials with success null are excluded from each task's n and never counted as failures",
+        },
+        "trials_per_task": {
+            "min": n_values[0],
+            "median": statistics.median(n_values),
+            "max": n_values[-1],
+            "counts": "graded trials (success true or false)",
+        },
+        "k": ks,
+        "pass_at_k": doc_pass,
+        "pass_hat_k": doc_hat,
+        "pass_at_k_exact": doc_pass_exact,
+        "pass_hat_k_exact": doc_hat_exact,
+        "pass_at_k_ci": doc_pass_ci,
+        "pass_hat_k_ci": doc_hat_ci,
+        "success_rate": success_rate,
+        "weighting": (
+            {"kind": "equal", "description": "each task weighted equally"}
+            if weights is None
+            else {
+                "kind": "declared",
+                "file": weights.path,
+                "sha256": weights.sha256,
+                "description": "tasks weighted as declared in the file; exact fractions are not reported",
+            }
+        ),
+        "interval": {
+            "confidence": options.confidence,
+            "method": "percentile bootstrap over tasks"
+            + (" (per-task values scaled by weight x tasks / total weight)" if weights else ""),
+            "n_boot": options.n_boot,
+            "seed": options.seed,
+        },
+        "categories": categories,
+        "failures_by_check": failures_by_check,
+        "by_stop_reason": by_stop_reason,
+        "cost": cost,
+        "grader_error_correction": correction,
+        "rules": rules,
+        "combined_graders": combined,
+        "untrusted": {"trials": scan.untrusted_trials, "graders": sorted(scan.untrusted_graders)},
+        "self_grading_overrides": scan.self_grading_overrides,
+        "warnings": notes,
+    }
+    return MetricsReport(document=document, warnings=notes)
+
+
+def _cost(scan: ResultScan, successes: int, failures: int, nulls: int, notes: list[str]) -> dict[str, Any]:
+    total_trials = successes + failures + nulls
+    totals: dict[str, float | int | None] = {}
+    for name in _COST_FIELDS:
+        if name in scan.cost_known:
+            value = scan.cost_sum[name]
+            totals[name] = (
+                int(value) if name != "usd" and name != "wall_seconds" and value.is_integer() else value
+            )
+        else:
+            totals[name] = None
+    if totals["input_tokens"] is None and totals["output_tokens"] is None:
+        tokens: float | int | None = None
+    else:
+        tokens = (totals["input_tokens"] or 0) + (totals["output_tokens"] or 0)
+    per_success: dict[str, float | None] = {}
+    spent: dict[str, float | int | None] = {
+        "usd": totals["usd"],
+        "tokens": tokens,
+        "wall_seconds": totals["wall_seconds"],
+    }
+    for name, amount in spent.items():
+        per_success[name] = None if amount is None or successes == 0 else amount / successes
+    if successes == 0:
+        notes.append("no trial succeeded: cost per success is null (undefined, not 0)")
+    usd_total = totals["usd"]
+    failed_share: float | None
+    null_share: float | None
+    if usd_total is None:
+        failed_share = null_share = None
+        notes.append("no trial records cost.usd: dollar figures are null")
+    elif usd_total == 0:
+        failed_share = null_share = None
+        notes.append("the recorded dollar cost is 0: the share spent on failed trials is undefined (null)")
+    else:
+        failed_share = scan.usd_by_outcome[_FAIL] / float(usd_total)
+        null_share = scan.usd_by_outcome[_NULL] / float(usd_total)
+    known = {name: scan.cost_known.get(name, 0) for name in _COST_FIELDS}
+    partial = [name for name, n in known.items() if 0 < n < total_trials]
+    if partial:
+        notes.append(
+            "cost is recorded for only some trials ("
+            + ", ".join(f"{name}: {known[name]} of {total_trials}" for name in partial)
+            + "); totals cover those"
+        )
+    return {
+        "over": "all trials: successful, failed and ungraded",
+        "trials_with_cost": known,
+        "input_tokens": totals["input_tokens"],
+        "output_tokens": totals["output_tokens"],
+        "tokens": tokens,
+        "tool_calls": totals["tool_calls"],
+        "usd": usd_total,
+        "wall_seconds": totals["wall_seconds"],
+        "successes": successes,
+        "cost_per_success": per_success,
+        "failed_share_usd": failed_share,
+        "ungraded_share_usd": null_share,
+    }
+
+
+def parse_ks(text: str) -> list[int]:
+    """``"1,2,5"`` -> ``[1, 2, 5]``; a usage error for anything else."""
+    out: list[int] = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        try:
+            k = int(part)
+        except ValueError:
+            raise UsageError(
+                f"--k takes whole numbers separated by commas, e.g. 1,2,5; got {text!r}"
+            ) from None
+        if k < 1:
+            raise UsageError(f"--k values must be >= 1; got {k}")
+        out.append(k)
+    if not out:
+        raise UsageError(f"--k takes whole numbers separated by commas, e.g. 1,2,5; got {text!r}")
+    return out
