@@ -254,3 +254,12 @@ def test_shipped_definition_loads(repo_root: Any) -> None:
 def test_the_same_number_written_differently_is_accepted() -> None:
     v = one({"source_id": "d1", "quote": "The company earned $3,500,000 in 2019, up 40 percent"})
     assert v.accepted is True, v.reason
+
+
+def test_html_character_references_in_the_page_are_decoded() -> None:
+    docs = [CorpusDocument(id="h", text="Tom &amp; Jerry&#8217;s show ran for 7 years.")]
+    grader = SourceExistenceGrader(SourceExistenceGrader.Params(), GradingContext(corpus=Corpus(docs)))
+    [v] = grader.grade_batch(
+        [SourceExistenceInput.model_validate({"citation": {"source_id": "h", "quote": "Tom & Jerry's show"}})]
+    )
+    assert v.accepted is True, v.reason

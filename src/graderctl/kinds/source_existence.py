@@ -117,7 +117,7 @@ class _DocIndex:
 
     @classmethod
     def build(cls, text: str) -> _DocIndex:
-        display = _text.normalize(text, casefold=False)
+        display = _text.normalize(_unescape(text), casefold=False)
         norm = display.lower()
         if len(norm) != len(display):  # rare: a lower-casing that changes length (e.g. "İ")
             display = norm
@@ -223,8 +223,17 @@ class _FragmentMatch:
     problems: list[str] = field(default_factory=list)
 
 
+def _unescape(text: str) -> str:
+    """Decode HTML character references (``&amp;``, ``&#8217;``) that page extraction sometimes leaves."""
+    if "&" not in text:
+        return text
+    import html
+
+    return html.unescape(text)
+
+
 def _clean_fragment(fragment: str) -> str:
-    return _text.normalize(fragment).strip(_EDGE_PUNCT)
+    return _text.normalize(_unescape(fragment)).strip(_EDGE_PUNCT)
 
 
 def _find_word_bounded(hay: str, needle: str, start: int) -> int:
