@@ -1,10 +1,260 @@
-"""``graderctl calibrate``"""
+"""``graderctl calibrate REF [--set SET]... [--format text|json|md] [--output PATH]``
+
+Exit codes: 0 trusted on every set; 1 policy not met on a set; 3 bad input; 4 the grader could not run or
+erred on more samples than a set's policy allows; 130 interrupted (the report being computed is not written).
+
+``--format json`` prints one report document, or with several sets one batch document::
+
+    {"schema_version": 1, "type": "calibration_batch", "reports": [...], "failures": [...]}
+
+``--check`` writes nothing and prints whether each report is current (``{"type": "calibration_check"}`` in
+JSON); it exits 1 when one is stale and 4 when a grader could not be re-run.
+"""
 
 from __future__ import annotations
 
-from graderctl.errors import UsageError
+import json
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from graderctl.cli import _state
+from graderctl.errors import ExitCode, GraderRunError, UsageError
+
+if TYPE_CHECKING:
+    from graderctl.models.reports import CalibrationReport
+    from graderctl.store.project import LoadedGrader, LoadedSet
 
 
-def calibrate() -> None:
-    """Not yet available."""
-    raise UsageError("`graderctl calibrate` is not implemented yet")
+class Format(StrEnum):
+    text = "text"
+    json = "json"
+    md = "md"
+
+
+def calibrate(
+    ref: Annotated[
+        str | None, typer.Argument(help="Grader: name@version, or name for the newest version.")
+    ] = None,
+    sets: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--set", help="Set name or folder (repeatable; default: every set of the grader's check)."
+        ),
+    ] = None,
+    fmt: Annotated[Format, typer.Option("--format", help="Output format on stdout.")] = Format.text,
+    output: Annotated[
+        Path | None, typer.Option("--output", help="Also write the rendering (in --format) to this file.")
+    ] = None,
+    jobs: Annotated[int, typer.Option("--jobs", min=1, help="Batches graded in parallel.")] = 1,
+    timeout: Annotated[
+        float | None, typer.Option("--timeout", help="Seconds allowed per sample (default: no limit).")
+    ] = None,
+    batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Samples per batch.")] = 64,
+    no_write: Annotated[
+        bool, typer.Option("--no-write", help="Do not write reports under reports/.")
+    ] = False,
+    all_: Annotated[
+        bool, typer.Option("--all", help="Every grader in graders/ on every set of its check.")
+    ] = False,
+    check: Annotated[
+        bool,
+        typer.Option("--check", help="Write nothing; exit 1 when a report is missing or stale (for CI)."),
+    ] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or notes on stderr.")] = False,
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Do not read or fill the verdict cache (model judges).")
+    ] = False,
+) -> None:
+    """Run a grader over labelled sets, measure its error rates, write the report and decide trust."""
+    from graderctl.services.calibrate import shipped_pairs
+    from graderctl.services.trust import sets_of_check
+    from graderctl.store.project import find_grader, find_set
+
+    if ref is None and not all_:
+        raise UsageError("give a grader (name@version), or --all for every grader")
+    if ref is not None and all_:
+        raise UsageError("give either a grader or --all, not both")
+    if all_ and sets:
+        raise UsageError("--set cannot be combined with --all (which uses every set of each grader's check)")
+    if timeout is not None and not timeout > 0:
+        raise UsageError(f"--timeout must be a positive number of seconds, got {timeout:g}")
+
+    root = _state.root()
+    pairs: list[tuple[LoadedGrader, LoadedSet]] = []
+    if all_:
+        pairs, notes = shipped_pairs(root)
+        if not quiet:
+            for note in notes:
+                _state.err(f"note: {note}")
+    else:
+        assert ref is not None
+        grader = find_grader(ref, root)
+        chosen = [find_set(s, root) for s in sets] if sets else sets_of_check(root, grader.spec.check)
+        if not chosen:
+            from graderctl.errors import InvalidInputError, Problem
+
+            raise InvalidInputError(
+                f"no calibration set for check {grader.spec.check.value}",
+                [
+                    Problem(
+                        file="calibration_sets",
+                        message=f"no calibration set with check = {grader.spec.check.value!r}",
+                        fix="add one under calibration_sets/, or give a set folder with --set",
+                    )
+                ],
+            )
+        pairs = [(grader, s) for s in chosen]
+
+    options = {"jobs": jobs, "timeout": timeout, "batch_size": batch_size, "use_cache": not no_cache}
+    if check:
+        code = _check(pairs, root=root, fmt=fmt, output=output, quiet=quiet, options=options)
+    else:
+        code = _run(
+            pairs, root=root, fmt=fmt, output=output, quiet=quiet, write=not no_write, options=options
+        )
+    if code:
+        _state.exit_with(code)
+
+
+def _run(
+    pairs: list[tuple[LoadedGrader, LoadedSet]],
+    *,
+    root: Path,
+    fmt: Format,
+    output: Path | None,
+    quiet: bool,
+    write: bool,
+    options: dict[str, Any],
+) -> int:
+    from graderctl.cli._progress import progress_bar, progress_enabled
+    from graderctl.services.calibrate import CalibrationStatus, calibrate, check_pair, status_of
+    from graderctl.store.readers import display_path
+    from graderctl.store.reports import report_paths
+
+    for grader, cal_set in pairs:  # every pair is checked before anything runs
+        check_pair(grader, cal_set)
+    show_progress = progress_enabled(machine_output=fmt is Format.json, quiet=quiet)
+    reports: list[CalibrationReport] = []
+    failures: list[dict[str, str]] = []
+    written = 0
+    code = ExitCode.OK
+    for grader, cal_set in pairs:
+        label = f"{grader.ref} on {cal_set.name}"
+        try:
+            with progress_bar(label, enabled=show_progress) as progress:
+                report = calibrate(grader, cal_set, root=root, progress=progress, write=write, **options)
+        except KeyboardInterrupt:
+            done = f"; the {written} report(s) before it were written" if written else ""
+            _state.err(f"interrupted: the report of {label} was not written{done}")
+            raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
+        except GraderRunError as exc:
+            if len(pairs) == 1:
+                raise
+            _state.err(f"error: {exc}")
+            failures.append({"grader": grader.ref, "set": cal_set.name, "error": str(exc)})
+            code = max(code, ExitCode.GRADER_FAILED)
+            continue
+        reports.append(report)
+        if write:
+            written += 1
+        status = status_of(report)
+        if status is CalibrationStatus.error_rate_exceeded:
+            code = max(code, ExitCode.GRADER_FAILED)
+        elif status is CalibrationStatus.policy_not_met:
+            code = max(code, ExitCode.NEGATIVE_VERDICT)
+        if not quiet:
+            for warning in report.warnings:
+                _state.err(f"warning: {label}: {warning}")
+            if write:
+                json_path, md_path = report_paths(root, cal_set.name, grader.spec.name, grader.spec.version)
+                _state.err(f"wrote {display_path(json_path, root)} and {md_path.name}")
+            if status is CalibrationStatus.error_rate_exceeded:
+                _state.err(f"error: {label}: the grader erred on more samples than the set's policy allows")
+    text = _render(reports, failures, fmt)
+    typer.echo(text, nl=False)
+    if output is not None:
+        from graderctl.store.atomic import atomic_write_text
+
+        atomic_write_text(output, text)
+    return int(code)
+
+
+def _render(reports: list[CalibrationReport], failures: list[dict[str, str]], fmt: Format) -> str:
+    from graderctl.render.markdown import render_markdown
+    from graderctl.render.text import render_text
+    from graderctl.store.reports import report_to_json
+
+    if fmt is Format.json:
+        if len(reports) == 1 and not failures:
+            return report_to_json(reports[0])
+        batch = {
+            "schema_version": 1,
+            "type": "calibration_batch",
+            "reports": [r.model_dump(mode="json") for r in reports],
+            "failures": failures,
+        }
+        return json.dumps(batch, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    if fmt is Format.md:
+        return "\n---\n\n".join(render_markdown(r) for r in reports)
+    return "\n".join(render_text(r) for r in reports)
+
+
+def _check(
+    pairs: list[tuple[LoadedGrader, LoadedSet]],
+    *,
+    root: Path,
+    fmt: Format,
+    output: Path | None,
+    quiet: bool,
+    options: dict[str, Any],
+) -> int:
+    from graderctl.cli._progress import progress_bar, progress_enabled
+    from graderctl.services.calibrate import CurrentCheck, check_current
+
+    show_progress = progress_enabled(machine_output=fmt is Format.json, quiet=quiet)
+    results: list[CurrentCheck] = []
+    for grader, cal_set in pairs:
+        label = f"checking {grader.ref} on {cal_set.name}"
+        try:
+            with progress_bar(label, enabled=show_progress) as progress:
+                results.append(check_current(grader, cal_set, root=root, progress=progress, **options))
+        except KeyboardInterrupt:
+            _state.err("interrupted")
+            raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
+    stale = [r for r in results if not r.current]
+    if fmt is Format.json:
+        text = (
+            json.dumps(
+                {
+                    "schema_version": 1,
+                    "type": "calibration_check",
+                    "current": not stale,
+                    "reports": [r.to_dict() for r in results],
+                },
+                indent=2,
+            )
+            + "\n"
+        )
+    else:
+        lines = [
+            f"{'current' if r.current else 'STALE'}  {r.grader_ref} on {r.set_name}"
+            + ("" if r.current else f": {r.detail}")
+            for r in results
+        ]
+        summary = (
+            f"{len(stale)} of {len(results)} report(s) stale"
+            if stale
+            else f"all {len(results)} report(s) current"
+        )
+        text = "\n".join([*lines, summary]) + "\n"
+    typer.echo(text, nl=False)
+    if output is not None:
+        from graderctl.store.atomic import atomic_write_text
+
+        atomic_write_text(output, text)
+    if any(not r.could_run for r in results):
+        return int(ExitCode.GRADER_FAILED)
+    return int(ExitCode.NEGATIVE_VERDICT) if stale else 0

@@ -1,10 +1,85 @@
-"""``graderctl list``"""
+"""``graderctl list [--format text|json]``: graders with their trust on each set of their check, and sets.
+
+Trust states: ``trusted`` and ``not_trusted`` (a current report says so), ``stale`` (the grader or the set
+changed since its report, or only another version was calibrated), ``never_calibrated``.
+"""
 
 from __future__ import annotations
 
-from graderctl.errors import UsageError
+import json
+from enum import StrEnum
+from typing import Annotated
+
+import typer
+
+from graderctl.cli import _state
 
 
-def list_() -> None:
-    """List graders and calibration sets."""
-    raise UsageError("`graderctl list` is not implemented yet")
+class Format(StrEnum):
+    text = "text"
+    json = "json"
+
+
+_STATE_SHOWN = {
+    "trusted": "trusted",
+    "not_trusted": "not trusted",
+    "stale": "stale",
+    "never_calibrated": "never calibrated",
+}
+
+
+def list_(
+    fmt: Annotated[Format, typer.Option("--format", help="Output format.")] = Format.text,
+) -> None:
+    """List graders (with their trust on each calibration set of their check) and calibration sets."""
+    from graderctl.render.text import table
+    from graderctl.services.listing import list_project
+
+    root = _state.root()
+    listing = list_project(root)
+    for problem in listing.problems:
+        _state.err(f"warning: skipped {problem}")
+    if fmt is Format.json:
+        typer.echo(json.dumps(listing.to_dict(), indent=2, ensure_ascii=False))
+        return
+    grader_rows: list[list[str]] = []
+    for g in listing.graders:
+        short = g.fingerprint.removeprefix("sha256:")[:12]
+        if not g.trust:
+            grader_rows.append([g.ref, g.kind, g.check, short, "-", "no set of this check"])
+        for i, entry in enumerate(g.trust):
+            first = i == 0
+            grader_rows.append(
+                [
+                    g.ref if first else "",
+                    g.kind if first else "",
+                    g.check if first else "",
+                    short if first else "",
+                    entry.set_name,
+                    _STATE_SHOWN[entry.state.value],
+                ]
+            )
+    out = ["Graders"]
+    if grader_rows:
+        out.append(table(["grader", "kind", "check", "fingerprint", "set", "trust"], grader_rows))
+    else:
+        out.append("(none in graders/)")
+    out += ["", "Calibration sets"]
+    set_rows = [
+        [
+            s.name,
+            str(s.version),
+            s.check,
+            str(s.n_good),
+            str(s.n_bad),
+            s.fingerprint.removeprefix("sha256:")[:12],
+        ]
+        for s in listing.sets
+    ]
+    if set_rows:
+        out.append(
+            table(["set", "version", "check", "n_good", "n_bad", "fingerprint"], set_rows, right=(1, 3, 4))
+        )
+    else:
+        out.append("(none in calibration_sets/)")
+    typer.echo("\n".join(out))

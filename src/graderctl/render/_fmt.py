@@ -1,0 +1,87 @@
+"""Number and table formatting shared by the renderers."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from graderctl.models.reports import CalibrationReport, CategoryCounts, PolicyCheck, RateEstimate
+
+
+def pct(value: float | None, digits: int = 2) -> str:
+    """``0.0495`` -> ``"4.95%"``; ``None`` -> ``"undefined"``."""
+    if value is None:
+        return "undefined"
+    text = f"{100 * value:.{digits}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text + "%"
+
+
+def interval(rate: RateEstimate) -> str:
+    if rate.ci_low is None or rate.ci_high is None:
+        return "undefined"
+    return f"{pct(rate.ci_low)} – {pct(rate.ci_high)}"
+
+
+def verdict_line(report: CalibrationReport) -> str:
+    """``TRUSTED`` or ``NOT TRUSTED`` with the reason in a few words."""
+    if report.trusted:
+        return "TRUSTED: the grader meets the set's policy"
+    failed = [c for c in report.policy_checks if not c.passed]
+    what = ", ".join(check_name(c) for c in failed) or "the policy"
+    return f"NOT TRUSTED: {what} not within the policy"
+
+
+def check_name(check: PolicyCheck) -> str:
+    return check.name.replace("_", " ")
+
+
+def check_status(check: PolicyCheck | None) -> str:
+    if check is None:
+        return ""
+    if check.passed:
+        return "pass"
+    if check.observed is None:
+        return "FAIL (undefined)"
+    excess = pct(check.excess).removesuffix("%")
+    return f"FAIL (+{excess} points)"
+
+
+def find_check(report: CalibrationReport, name: str) -> PolicyCheck | None:
+    return next((c for c in report.policy_checks if c.name == name), None)
+
+
+def worst(rows: dict[str, CategoryCounts], limit: int | None = None) -> list[tuple[str, CategoryCounts]]:
+    """Rows with at least one misclassified sample or error, worst first (rate, then size)."""
+
+    def rate(row: CategoryCounts) -> float:
+        value = getattr(row, "rate", None)
+        return float(value) if value is not None else 0.0
+
+    def bad(row: CategoryCounts) -> int:
+        return int(getattr(row, "false_accepts", 0) or 0) + int(getattr(row, "false_rejects", 0) or 0)
+
+    chosen = [(k, r) for k, r in rows.items() if bad(r) or r.errors]
+    chosen.sort(key=lambda kr: (-rate(kr[1]), -bad(kr[1]), -kr[1].errors, kr[0]))
+    return chosen if limit is None else chosen[:limit]
+
+
+def one_line(text: str | None, width: int = 160) -> str:
+    flat = " ".join((text or "").split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[str]], *, right: Sequence[int] = ()) -> str:
+    """A plain aligned table (columns in ``right`` are right-aligned)."""
+    widths = [len(h) for h in headers]
+    for row in rows:
+        for i, cell in enumerate(row):
+            widths[i] = max(widths[i], len(cell))
+
+    def line(cells: Sequence[str]) -> str:
+        parts = [
+            (cell.rjust(widths[i]) if i in right else cell.ljust(widths[i])) for i, cell in enumerate(cells)
+        ]
+        return "  ".join(parts).rstrip()
+
+    return "\n".join([line(headers), line(["-" * w for w in widths]), *(line(r) for r in rows)])

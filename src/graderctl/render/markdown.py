@@ -1,0 +1,228 @@
+"""The Markdown report a person reads: the verdict on top, the two rates with their bounds, the categories
+that fail most, then the misclassified samples with the grader's reasons."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from graderctl.models.reports import CalibrationReport, CategoryCounts, RateEstimate
+from graderctl.render._fmt import check_status, find_check, interval, one_line, pct, verdict_line, worst
+
+#: At most this many samples are listed per section; the JSON report has them all.
+MAX_LISTED = 200
+
+
+def _cell(text: object) -> str:
+    return one_line(str(text), 240).replace("|", "\\|")
+
+
+def _md_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str]:
+    out = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    out.extend("| " + " | ".join(_cell(c) for c in row) + " |" for row in rows)
+    return out
+
+
+def _rate_row(label: str, rate: RateEstimate, check_name: str, report: CalibrationReport) -> list[str]:
+    check = find_check(report, check_name)
+    limit = f"≤ {pct(check.limit)}" if check else ""
+    return [
+        label,
+        f"{rate.count} / {rate.n}",
+        pct(rate.value),
+        interval(rate),
+        pct(rate.upper_95),
+        limit,
+        check_status(check),
+    ]
+
+
+def _breakdown_rows(rows: list[tuple[str, CategoryCounts]]) -> list[list[object]]:
+    return [
+        [
+            key,
+            row.n,
+            getattr(row, "false_accepts", ""),
+            getattr(row, "false_rejects", ""),
+            row.errors,
+            pct(getattr(row, "rate", None)),
+        ]
+        for key, row in rows
+    ]
+
+
+def render_markdown(report: CalibrationReport) -> str:
+    g, s = report.grader, report.calibration_set
+    lines: list[str] = [f"# Calibration of `{g.name}@{g.version}` on `{s.name}` (version {s.version})", ""]
+    lines += [f"**Verdict: {verdict_line(report)}.**", ""]
+    for check in report.policy_checks:
+        if not check.passed:
+            lines.append(f"- {check.message}")
+    support = report.set_supports_policy or {}
+    if support and not support.get("supported", True):
+        for key in ("false_accept_rate", "false_reject_rate"):
+            entry = support.get(key) or {}
+            if not entry.get("supported", True):
+                lines.append(f"- **Set too small:** {entry.get('message', '')}")
+    if lines[-1] != "":
+        lines.append("")
+
+    lines += ["## Error rates", ""]
+    lines += _md_table(
+        ["rate", "count / n", "value", "95% CI (Wilson)", "upper 95% bound", "policy", "result"],
+        [
+            _rate_row(
+                "false accept (known-bad accepted)", report.false_accept_rate, "false_accept_rate", report
+            ),
+            _rate_row(
+                "false reject (known-good rejected)", report.false_reject_rate, "false_reject_rate", report
+            ),
+            [
+                "errors (could not grade)",
+                f"{report.errors} / {report.errors + (report.n_graded or 0)}",
+                pct(report.error_rate),
+                "",
+                "",
+                f"≤ {pct(report.policy.max_error_rate)}",
+                check_status(find_check(report, "error_rate")),
+            ],
+        ],
+    )
+    lines.append("")
+    for label, rate in (
+        ("false accept", report.false_accept_rate),
+        ("false reject", report.false_reject_rate),
+    ):
+        c = rate.clustered
+        if c:
+            lines.append(
+                f"- {label}: samples are grouped ({c.get('n_groups')} groups); cluster bootstrap "
+                f"(seed {c.get('seed')}): 95% CI {pct(c.get('ci_low'))} – {pct(c.get('ci_high'))}, "
+                f"upper 95% bound {pct(c.get('upper_95'))}, design effect "
+                f"{_num(c.get('design_effect'))}."
+            )
+    lines += [
+        "- The upper bounds are one-sided 95% Clopper-Pearson bounds; the policy compares them (the larger "
+        "of the binomial and the clustered bound when samples are grouped). Samples the grader could not "
+        "grade count in neither rate.",
+        "",
+    ]
+
+    lines += ["## Categories that fail most", ""]
+    failing = worst(report.by_category)
+    if failing:
+        lines += _md_table(
+            ["category", "n", "false accepts", "false rejects", "errors", "misclassified"],
+            _breakdown_rows(failing),
+        )
+    else:
+        lines.append("No category has a misclassified sample or an error.")
+    lines.append("")
+
+    misclassified = [o for o in report.samples if o.correct is False]
+    lines += [f"## Misclassified samples ({len(misclassified)})", ""]
+    if misclassified:
+        lines += _md_table(
+            ["id", "label", "grader", "category", "reason"],
+            [
+                [o.id, o.label.value, "accepted" if o.accepted else "rejected", o.category or "", o.reason]
+                for o in misclassified[:MAX_LISTED]
+            ],
+        )
+        if len(misclassified) > MAX_LISTED:
+            lines.append(f"\n… and {len(misclassified) - MAX_LISTED} more in the JSON report.")
+    else:
+        lines.append("None.")
+    lines.append("")
+
+    erred = [o for o in report.samples if o.accepted is None]
+    if erred:
+        lines += [f"## Samples the grader could not grade ({len(erred)})", ""]
+        lines += _md_table(
+            ["id", "label", "category", "error"],
+            [[o.id, o.label.value, o.category or "", o.error or ""] for o in erred[:MAX_LISTED]],
+        )
+        if len(erred) > MAX_LISTED:
+            lines.append(f"\n… and {len(erred) - MAX_LISTED} more in the JSON report.")
+        lines.append("")
+
+    if report.by_generator:
+        lines += ["## By generator model", ""]
+        lines += _md_table(
+            ["generator", "n", "false accepts", "false rejects", "errors", "misclassified"],
+            _breakdown_rows(list(report.by_generator.items())),
+        )
+        lines.append("")
+
+    if report.agreement:
+        a = report.agreement
+        lines += ["## Agreement between labellers", ""]
+        lines.append(
+            f"{a.get('method')}: {_num(a.get('value'))} over {a.get('n_units')} samples "
+            f"(labellers: {', '.join(a.get('labellers') or [])}); {a.get('n_contested')} contested."
+        )
+        contested = a.get("contested") or []
+        if contested:
+            shown = ", ".join(f"`{c}`" for c in contested[:MAX_LISTED])
+            more = f" … and {len(contested) - MAX_LISTED} more" if len(contested) > MAX_LISTED else ""
+            lines.append(f"\nContested: {shown}{more}")
+        lines.append("")
+
+    advice = report.sample_size_advice or {}
+    if advice:
+        lines += ["## Sample size", ""]
+        for key, noun, event in (
+            ("false_accept_rate", "known-bad", "false accepts"),
+            ("false_reject_rate", "known-good", "false rejects"),
+        ):
+            entry = advice.get(key)
+            if not entry:
+                continue
+            needed = entry.get("samples_needed_at_this_count")
+            text = (
+                f"- With {entry.get('count')} {event} in {entry.get('n')} {noun} samples the best upper "
+                f"bound this set supports is {pct(entry.get('best_upper_95'))}; the policy's "
+                f"{pct(entry.get('target'))} "
+                + (
+                    f"needs {needed} {noun} samples at this count of {event}."
+                    if needed is not None
+                    else "cannot be shown with any number of samples."
+                )
+            )
+            if entry.get("note"):
+                text += f" Note: {entry['note']}."
+            lines.append(text)
+        lines.append("")
+
+    if report.warnings:
+        lines += ["## Warnings", ""]
+        lines += [f"- {w}" for w in report.warnings]
+        lines.append("")
+
+    if report.usage:
+        u = report.usage
+        lines += [
+            "## Usage",
+            "",
+            f"{u.get('input_tokens', 0)} input tokens, {u.get('output_tokens', 0)} output tokens, "
+            f"{u.get('requests', 0)} requests, ${u.get('usd', 0)}.",
+            "",
+        ]
+
+    lines += [
+        "## About this report",
+        "",
+        f"- Grader: `{g.name}@{g.version}` (kind `{g.kind}`), fingerprint `{g.fingerprint}`",
+        f"- Set: `{s.name}` version {s.version} ({s.n_good} known-good, {s.n_bad} known-bad), "
+        f"fingerprint `{s.fingerprint}`",
+        f"- Policy: false accept ≤ {pct(report.policy.max_false_accept_rate)}, false reject ≤ "
+        f"{pct(report.policy.max_false_reject_rate)}, errors ≤ {pct(report.policy.max_error_rate)}",
+        f"- graderctl {report.graderctl_version or '?'}, created {report.created_at or '?'}",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def _num(value: object) -> str:
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return "undefined" if value is None else str(value)

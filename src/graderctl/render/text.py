@@ -1,0 +1,86 @@
+"""Plain-text renderings for the terminal (stdout): a calibration report in a few lines, the project list."""
+
+from __future__ import annotations
+
+from graderctl.models.reports import CalibrationReport
+from graderctl.render._fmt import (
+    check_status,
+    find_check,
+    interval,
+    one_line,
+    pct,
+    table,
+    verdict_line,
+    worst,
+)
+
+__all__ = ["render_text", "table"]
+
+#: Misclassified samples shown on the terminal (the reports have them all).
+MAX_SHOWN = 10
+
+
+def render_text(report: CalibrationReport) -> str:
+    g, s = report.grader, report.calibration_set
+    out = [f"{g.name}@{g.version} on {s.name} (v{s.version}): {verdict_line(report)}"]
+    rows = []
+    for label, rate, name in (
+        ("false accept", report.false_accept_rate, "false_accept_rate"),
+        ("false reject", report.false_reject_rate, "false_reject_rate"),
+    ):
+        check = find_check(report, name)
+        rows.append(
+            [
+                label,
+                f"{rate.count}/{rate.n}",
+                pct(rate.value),
+                interval(rate),
+                pct(rate.upper_95),
+                pct(check.limit) if check else "",
+                check_status(check),
+            ]
+        )
+    total = report.errors + (report.n_graded or 0)
+    rows.append(
+        [
+            "errors",
+            f"{report.errors}/{total}",
+            pct(report.error_rate),
+            "",
+            "",
+            pct(report.policy.max_error_rate),
+            check_status(find_check(report, "error_rate")),
+        ]
+    )
+    body = table(
+        ["rate", "count", "value", "95% CI", "upper 95%", "limit", "result"], rows, right=(1, 2, 4, 5)
+    )
+    out += ["  " + line for line in body.splitlines()]
+    for check in report.policy_checks:
+        if not check.passed:
+            out.append(f"  - {check.message}")
+    support = report.set_supports_policy or {}
+    for key in ("false_accept_rate", "false_reject_rate"):
+        entry = support.get(key) or {}
+        if entry and not entry.get("supported", True):
+            out.append(f"  - {entry.get('message')}")
+    failing = worst(report.by_category, 5)
+    if failing:
+        shown = ", ".join(f"{k} {pct(getattr(r, 'rate', None))} of {r.n}" for k, r in failing)
+        out.append(f"  categories failing most: {shown}")
+    misclassified = [o for o in report.samples if o.correct is False]
+    if misclassified:
+        out.append(f"  misclassified: {len(misclassified)}")
+        for o in misclassified[:MAX_SHOWN]:
+            said = "accepted" if o.accepted else "rejected"
+            out.append(f"    {o.id} ({o.label.value}, {said}): {one_line(o.reason, 120)}")
+        if len(misclassified) > MAX_SHOWN:
+            out.append(f"    … and {len(misclassified) - MAX_SHOWN} more in the report")
+    erred = [o for o in report.samples if o.accepted is None]
+    if erred:
+        out.append(f"  could not grade: {len(erred)}")
+        for o in erred[:MAX_SHOWN]:
+            out.append(f"    {o.id}: {one_line(o.error, 120)}")
+        if len(erred) > MAX_SHOWN:
+            out.append(f"    … and {len(erred) - MAX_SHOWN} more in the report")
+    return "\n".join(out) + "\n"

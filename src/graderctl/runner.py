@@ -1,0 +1,255 @@
+"""Run one grader over many sample inputs: batches, parallel workers, per-sample timeouts, progress.
+
+The runner never turns a failure into a decision: a batch that raises, returns the wrong number of verdicts,
+or runs out of time yields ``Verdict.failed(...)`` for its samples (after retrying them one by one, so one
+bad sample does not sink its batch). ``KeyboardInterrupt`` propagates at once; the caller writes nothing.
+
+Workers are daemon threads, so a grader that hangs past its timeout cannot keep the process alive. With
+``jobs > 1`` several threads call ``grade_batch`` on the same grader instance at the same time: kinds must be
+thread-safe (the built-in ones are; ``Corpus.derived`` is locked).
+
+No rich or typer here: progress is reported through a plain callback, called from the calling thread.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import queue
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+from graderctl.models.calset import SampleInput
+from graderctl.plugin import GraderKind, Verdict
+
+#: ``progress(done, total)``: samples graded so far and in all.
+ProgressCallback = Callable[[int, int], None]
+
+T = TypeVar("T")
+
+#: How often the waiting thread wakes up, so Ctrl-C is handled promptly on every platform.
+_POLL_SECONDS = 0.2
+
+
+class _Timeout(Exception):
+    pass
+
+
+@dataclass
+class _Box:
+    value: object = None
+    error: BaseException | None = None
+
+
+def _call_with_timeout(fn: Callable[[], T], timeout: float | None) -> T:
+    """Run ``fn``; with a timeout, in a daemon thread that is abandoned when time runs out (a Python thread
+    cannot be killed: it finishes in the background and its result is dropped)."""
+    if timeout is None:
+        return fn()
+    box = _Box()
+
+    def target() -> None:
+        try:
+            box.value = fn()
+        except BaseException as exc:  # handed to the caller below
+            box.error = exc
+
+    thread = threading.Thread(target=target, name="graderctl-grade", daemon=True)
+    thread.start()
+    thread.join(timeout)
+    if thread.is_alive():
+        raise _Timeout
+    if box.error is not None:
+        raise box.error
+    return box.value  # type: ignore[return-value]
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _checked(verdicts: object, n: int) -> list[Verdict]:
+    """The kind's return value, checked: exactly ``n`` verdicts."""
+    if not isinstance(verdicts, list | tuple):
+        raise TypeError(f"grade_batch returned {type(verdicts).__name__}, expected a list of Verdict")
+    if len(verdicts) != n:
+        raise ValueError(f"grade_batch returned {len(verdicts)} verdict(s) for {n} input(s)")
+    out: list[Verdict] = []
+    for v in verdicts:
+        if not isinstance(v, Verdict):
+            raise TypeError(f"grade_batch returned a {type(v).__name__}, expected Verdict")
+        if v.accepted is None and not v.error:
+            # Neither a decision nor a stated error: record it as an error, never as a reject.
+            v = Verdict.failed("the grader gave no decision and no error", usage=v.usage, details=v.details)
+        out.append(v)
+    return out
+
+
+def _grade(grader: GraderKind, inputs: Sequence[SampleInput], timeout: float | None) -> list[Verdict]:
+    """Grade one batch; on failure, retry its samples one by one (once) so that one bad sample does not
+    sink the others."""
+    n = len(inputs)
+    budget = None if timeout is None else timeout * n
+    try:
+        return _checked(_call_with_timeout(functools.partial(grader.grade_batch, list(inputs)), budget), n)
+    except KeyboardInterrupt:
+        raise
+    except _Timeout:
+        batch_error = f"timed out after {timeout:g} s per sample"
+    except Exception as exc:
+        batch_error = _describe(exc)
+    if n == 1:
+        return [Verdict.failed(batch_error)]
+    out: list[Verdict] = []
+    for item in inputs:
+        try:
+            out.extend(
+                _checked(_call_with_timeout(functools.partial(grader.grade_batch, [item]), timeout), 1)
+            )
+        except KeyboardInterrupt:
+            raise
+        except _Timeout:
+            out.append(Verdict.failed(f"timed out after {timeout:g} s"))
+        except Exception as exc:
+            out.append(Verdict.failed(_describe(exc)))
+    return out
+
+
+class VerdictStore(Protocol):
+    """An on-disk verdict cache (``graderctl.store.cache.VerdictCache``) as the runner uses it."""
+
+    def get(self, payload: Any, repeat: int = 0) -> Verdict | None: ...
+
+    def put(self, payload: Any, verdict: Verdict, repeat: int = 0) -> None: ...
+
+
+def _grade_cached(
+    grader: GraderKind, inputs: Sequence[SampleInput], timeout: float | None, cache: VerdictStore
+) -> list[Verdict]:
+    """Take what the cache has; grade the rest and store their (non-error) verdicts."""
+    payloads: list[Any] = []
+    out: list[Verdict | None] = []
+    for item in inputs:
+        try:
+            payload = grader.cache_payload(item)
+            hit = cache.get(payload)
+        except Exception:  # no usable key: grade it, do not cache it
+            payload, hit = None, None
+        payloads.append(payload)
+        out.append(hit)
+    misses = [i for i, v in enumerate(out) if v is None]
+    if misses:
+        graded = _grade(grader, [inputs[i] for i in misses], timeout)
+        for i, verdict in zip(misses, graded, strict=True):
+            out[i] = verdict
+            if payloads[i] is not None and not verdict.is_error:
+                with contextlib.suppress(OSError):  # a cache that cannot be written costs a re-run, no more
+                    cache.put(payloads[i], verdict)
+    return [v for v in out if v is not None]
+
+
+def run_grader(
+    grader: GraderKind,
+    inputs: Sequence[SampleInput],
+    *,
+    jobs: int = 1,
+    batch_size: int = 64,
+    timeout: float | None = None,
+    progress: ProgressCallback | None = None,
+    cache: VerdictStore | None = None,
+) -> list[Verdict]:
+    """Grade every input; return one :class:`Verdict` per input, in order.
+
+    ``jobs`` worker threads each grade one batch of ``batch_size`` inputs at a time. ``timeout`` is per
+    sample: a batch gets ``timeout`` × its size, and a sample that runs out of time is an error verdict.
+    ``progress(done, total)`` is called from the calling thread after every batch (and once at the start).
+    ``cache`` (used only when the kind is ``cacheable``) supplies verdicts graded before and keeps new ones.
+    """
+    if jobs < 1:
+        raise ValueError(f"The 'jobs' parameter of run_grader must be >= 1. Got {jobs!r} instead.")
+    if batch_size < 1:
+        raise ValueError(
+            f"The 'batch_size' parameter of run_grader must be >= 1. Got {batch_size!r} instead."
+        )
+    if timeout is not None and not timeout > 0:
+        raise ValueError(f"The 'timeout' parameter of run_grader must be > 0. Got {timeout!r} instead.")
+    total = len(inputs)
+    use = cache if cache is not None and grader.cacheable else None
+
+    def grade(chunk: Sequence[SampleInput]) -> list[Verdict]:
+        return _grade(grader, chunk, timeout) if use is None else _grade_cached(grader, chunk, timeout, use)
+
+    results: list[Verdict | None] = [None] * total
+    starts = list(range(0, total, batch_size))
+    if progress is not None:
+        progress(0, total)
+    if not starts:
+        return []
+
+    if jobs == 1:
+        done = 0
+        for start in starts:
+            chunk = inputs[start : start + batch_size]
+            results[start : start + len(chunk)] = grade(chunk)
+            done += len(chunk)
+            if progress is not None:
+                progress(done, total)
+        return _complete(results)
+
+    todo: queue.SimpleQueue[int] = queue.SimpleQueue()
+    for start in starts:
+        todo.put(start)
+    finished: queue.SimpleQueue[tuple[int, list[Verdict] | BaseException]] = queue.SimpleQueue()
+    stop = threading.Event()
+
+    def worker() -> None:
+        while not stop.is_set():
+            try:
+                start = todo.get_nowait()
+            except queue.Empty:
+                return
+            chunk = inputs[start : start + batch_size]
+            try:
+                finished.put((start, grade(chunk)))
+            except BaseException as exc:  # a bug in the runner itself: hand it to the caller
+                finished.put((start, exc))
+                return
+
+    threads = [
+        threading.Thread(target=worker, name=f"graderctl-worker-{i}", daemon=True)
+        for i in range(min(jobs, len(starts)))
+    ]
+    for t in threads:
+        t.start()
+    done = 0
+    remaining = len(starts)
+    try:
+        while remaining:
+            try:
+                start, got = finished.get(timeout=_POLL_SECONDS)
+            except queue.Empty:
+                if not any(t.is_alive() for t in threads) and finished.empty():
+                    raise RuntimeError("every grading worker stopped before the run was complete") from None
+                continue
+            if isinstance(got, BaseException):
+                raise got
+            results[start : start + len(got)] = got
+            remaining -= 1
+            done += len(got)
+            if progress is not None:
+                progress(done, total)
+    finally:
+        stop.set()
+    return _complete(results)
+
+
+def _complete(results: list[Verdict | None]) -> list[Verdict]:
+    missing = [i for i, v in enumerate(results) if v is None]
+    if missing:
+        raise RuntimeError(
+            f"the runner lost the verdicts of {len(missing)} input(s), first at index {missing[0]}"
+        )
+    return [v for v in results if v is not None]

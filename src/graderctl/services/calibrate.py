@@ -1,0 +1,808 @@
+"""``calibrate``: run a grader over a labelled set, measure its error rates, decide trust, write the report.
+
+The numbers come from the per-sample outcomes only (:func:`report_from_outcomes` is pure), so anyone can
+recompute a report from its own ``samples``. A sample the grader erred on is counted in ``errors`` and left
+out of both rates' denominators: it is never an accept or a reject.
+
+Trust: the grader meets a set's policy when the one-sided 95% upper bound of the false-accept rate is within
+``max_false_accept_rate``, that of the false-reject rate within ``max_false_reject_rate``, and the share of
+samples it erred on within ``max_error_rate``. When samples carry ``group`` the decisive bound is the larger
+of the Clopper-Pearson bound and the cluster-bootstrap bound (samples in a group are not independent).
+"""
+
+from __future__ import annotations
+
+import math
+import platform
+import sys
+import warnings
+from collections import Counter
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from graderctl.errors import GraderctlError, GraderRunError, InvalidInputError, Problem, StatisticsError
+from graderctl.models.base import Label
+from graderctl.models.calset import Policy, Sample
+from graderctl.models.reports import (
+    CalibrationReport,
+    CategoryCounts,
+    GraderInfo,
+    PolicyCheck,
+    RateEstimate,
+    SampleOutcome,
+    SetInfo,
+)
+from graderctl.plugin import Verdict
+from graderctl.runner import ProgressCallback, run_grader
+from graderctl.store.project import LoadedGrader, LoadedSet
+
+#: Packages whose versions are recorded in every report's ``environment``.
+ENVIRONMENT_PACKAGES = (
+    "pydantic",
+    "numpy",
+    "scipy",
+    "scikit-learn",
+    "rapidfuzz",
+    "krippendorff",
+    "httpx",
+    "typer",
+    "rich",
+)
+
+FAR = "false_accept_rate"
+FRR = "false_reject_rate"
+ERROR_RATE = "error_rate"
+
+
+class CalibrationStatus(StrEnum):
+    """What a report means for the command's exit code (the CLI maps it: 0 / 1 / 4)."""
+
+    trusted = "trusted"
+    policy_not_met = "policy_not_met"
+    error_rate_exceeded = "error_rate_exceeded"
+
+
+def status_of(report: CalibrationReport) -> CalibrationStatus:
+    if any(c.name == ERROR_RATE and not c.passed for c in report.policy_checks):
+        return CalibrationStatus.error_rate_exceeded
+    return CalibrationStatus.trusted if report.trusted else CalibrationStatus.policy_not_met
+
+
+# --- running ------------------------------------------------------------------------------------------
+
+
+def calibrate(
+    grader: LoadedGrader,
+    cal_set: LoadedSet,
+    *,
+    root: Path,
+    jobs: int = 1,
+    timeout: float | None = None,
+    batch_size: int = 64,
+    progress: ProgressCallback | None = None,
+    write: bool = True,
+    use_cache: bool = True,
+) -> CalibrationReport:
+    """Grade every sample of ``cal_set`` with ``grader`` and build its calibration report; unless ``write`` is
+    false, write ``reports/<set>/<name>@<version>.json`` and ``.md`` atomically (both or neither).
+
+    Raises :class:`InvalidInputError` when the grader and the set are for different checks, and
+    :class:`GraderRunError` when the grader cannot run at all (it cannot be built, or errs on every sample).
+    ``KeyboardInterrupt`` propagates and nothing is written. Kinds that are ``cacheable`` (model judges,
+    commands) read and fill the project's verdict cache unless ``use_cache`` is false.
+    """
+    check_pair(grader, cal_set)
+    verdicts = grade_set(
+        grader,
+        cal_set,
+        jobs=jobs,
+        timeout=timeout,
+        batch_size=batch_size,
+        progress=progress,
+        cache_dir=_cache_dir(root, use_cache),
+    )
+    outcomes = outcomes_from_verdicts(cal_set.samples, verdicts)
+    report = report_from_outcomes(
+        grader,
+        cal_set,
+        outcomes,
+        usage=sum_usage(verdicts),
+        created_at=now_rfc3339(),
+        environment=environment_info(),
+    )
+    if write:
+        from graderctl.render.markdown import render_markdown
+        from graderctl.store.reports import write_report
+
+        write_report(root, report, render_markdown(report))
+    return report
+
+
+def _cache_dir(root: Path, use_cache: bool) -> Path | None:
+    if not use_cache:
+        return None
+    from graderctl.store.cache import default_cache_dir
+
+    return default_cache_dir(root)
+
+
+def check_pair(grader: LoadedGrader, cal_set: LoadedSet) -> None:
+    if grader.spec.check != cal_set.check:
+        raise InvalidInputError(
+            f"{grader.ref} grades {grader.spec.check.value}, "
+            f"but set {cal_set.name!r} is for {cal_set.check.value}",
+            [
+                Problem(
+                    file=cal_set.shown,
+                    message=f"set {cal_set.name!r} is for another check than grader {grader.ref}",
+                    expected=grader.spec.check.value,
+                    got=cal_set.check.value,
+                    fix="pick a set of the grader's check (`graderctl list` shows them), or leave out --set",
+                )
+            ],
+        )
+    if not cal_set.samples:
+        raise InvalidInputError(
+            f"set {cal_set.name!r} has no samples",
+            [
+                Problem(
+                    file=cal_set.shown, message="the set has no samples", fix="add samples to samples.jsonl"
+                )
+            ],
+        )
+
+
+def grade_set(
+    grader: LoadedGrader,
+    cal_set: LoadedSet,
+    *,
+    jobs: int = 1,
+    timeout: float | None = None,
+    batch_size: int = 64,
+    progress: ProgressCallback | None = None,
+    cache_dir: Path | None = None,
+) -> list[Verdict]:
+    """One verdict per sample of the set. Raises :class:`GraderRunError` when the grader cannot run at all.
+    With ``cache_dir``, a ``cacheable`` kind's verdicts are read from and kept in the verdict cache there."""
+    try:
+        instance = grader.build(corpus=cal_set.corpus, cache_dir=cache_dir)
+    except GraderctlError:
+        raise
+    except Exception as exc:
+        raise GraderRunError(f"{grader.ref} could not start: {type(exc).__name__}: {exc}") from exc
+    cache = None
+    if cache_dir is not None and grader.kind.cacheable:
+        from graderctl.store.cache import VerdictCache
+
+        cache = VerdictCache(cache_dir, grader.fingerprint)
+    try:
+        verdicts = run_grader(
+            instance,
+            [s.input for s in cal_set.samples],
+            jobs=jobs,
+            batch_size=batch_size,
+            timeout=timeout,
+            progress=progress,
+            cache=cache,
+        )
+    finally:
+        instance.close()
+    if verdicts and all(v.is_error for v in verdicts):
+        cause, count = Counter(v.error or "unknown error" for v in verdicts).most_common(1)[0]
+        raise GraderRunError(
+            f"{grader.ref} could not grade any of the {len(verdicts)} samples of set {cal_set.name!r}: "
+            f"{cause}" + ("" if count == len(verdicts) else f" (and {len(verdicts) - count} other errors)")
+        )
+    return verdicts
+
+
+# --- per-sample outcomes ------------------------------------------------------------------------------
+
+
+def _finite(value: float | None) -> float | None:
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+def json_safe(value: Any) -> Any:
+    """A JSON-safe copy: no NaN or infinity (they become ``None``), unknown objects as strings."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(v) for v in value]
+    if value is None or isinstance(value, str | int | bool):
+        return value
+    return str(value)
+
+
+def outcomes_from_verdicts(samples: Sequence[Sample], verdicts: Sequence[Verdict]) -> list[SampleOutcome]:
+    """Pair each sample with its verdict; an error verdict gives ``accepted`` and ``correct`` ``None``."""
+    if len(samples) != len(verdicts):
+        raise ValueError(f"{len(verdicts)} verdict(s) for {len(samples)} sample(s)")
+    out: list[SampleOutcome] = []
+    for sample, verdict in zip(samples, verdicts, strict=True):
+        accepted = None if verdict.is_error else bool(verdict.accepted)
+        extra = {"details": json_safe(verdict.details)} if verdict.details else {}
+        outcome = SampleOutcome(
+            id=sample.id,
+            label=sample.label,
+            accepted=accepted,
+            error=(verdict.error or "unknown error") if accepted is None else None,
+            reason=verdict.reason or "",
+            score=_finite(verdict.score),
+            category=sample.category,
+            group=sample.group,
+            generator=sample.generator.model if sample.generator else None,
+            correct=None if accepted is None else accepted == (sample.label == Label.good),
+            **extra,
+        )
+        out.append(outcome)
+    return out
+
+
+def sum_usage(verdicts: Iterable[Verdict]) -> dict[str, Any] | None:
+    """Tokens and money over every verdict that reports usage; ``None`` when none does."""
+    total: dict[str, Any] | None = None
+    for v in verdicts:
+        if v.usage is None:
+            continue
+        if total is None:
+            total = {
+                "input_tokens": 0,
+                "output_tokens": 0,
+                "usd": 0.0,
+                "requests": 0,
+                "cached": 0,
+                "samples": 0,
+            }
+        total["input_tokens"] += v.usage.input_tokens
+        total["output_tokens"] += v.usage.output_tokens
+        total["usd"] += v.usage.usd
+        total["requests"] += v.usage.requests
+        total["cached"] += int(v.usage.cached)
+        total["samples"] += 1
+    if total is not None:
+        total["usd"] = round(total["usd"], 6)
+    return total
+
+
+# --- statistics ---------------------------------------------------------------------------------------
+
+
+def _quiet(fn: Callable[[], Any]) -> Any:
+    """Call a statistic whose undefined result the report states in its own words (``warnings``)."""
+    from graderctl.stats import UndefinedMetricWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        return fn()
+
+
+def rate_estimate(
+    events: Sequence[bool], groups: Sequence[str | None] | None
+) -> tuple[RateEstimate, float | None, str]:
+    """The rate of ``True`` in ``events`` with its bounds, plus the bound the policy is compared with and its
+    name. ``groups`` (or ``None`` when no sample has one) switches on the cluster bootstrap."""
+    from graderctl.stats import cluster_bootstrap_rate, rate_stats
+
+    stats = _quiet(lambda: rate_stats(sum(events), len(events)))
+    estimate = RateEstimate(**stats.to_dict(), interval="wilson", upper_bound="clopper-pearson one-sided")
+    decisive: float | None = stats.upper_95
+    name = "upper_95"
+    if groups is not None and events:
+        clustered = _quiet(lambda: cluster_bootstrap_rate(list(events), list(groups)))
+        estimate.clustered = json_safe(clustered.to_dict())
+        if clustered.upper_95 is not None and decisive is not None and clustered.upper_95 > decisive:
+            decisive = clustered.upper_95
+            name = "clustered.upper_95"
+    return estimate, decisive, name
+
+
+def _policy_check(name: str, bound: str, observed: float | None, limit: float, what: str) -> PolicyCheck:
+    if observed is None:
+        return PolicyCheck(
+            name=name,
+            bound=bound,
+            observed=None,
+            limit=limit,
+            passed=False,
+            message=f"{what} is undefined, so it cannot be shown to be within {limit:g}",
+        )
+    passed = observed <= limit
+    shown = "upper 95% bound" if bound != "value" else "rate"
+    if bound == "clustered.upper_95":
+        shown = "clustered upper 95% bound"
+    if passed:
+        return PolicyCheck(
+            name=name,
+            bound=bound,
+            observed=observed,
+            limit=limit,
+            passed=True,
+            message=f"{what}: {shown} {observed:.4f} <= limit {limit:g}",
+        )
+    excess = observed - limit
+    return PolicyCheck(
+        name=name,
+        bound=bound,
+        observed=observed,
+        limit=limit,
+        passed=False,
+        excess=excess,
+        message=f"{what}: {shown} {observed:.4f} > limit {limit:g} (over by {excess:.4f})",
+    )
+
+
+def _needed(target: float, x: int) -> int | None:
+    from graderctl.stats import samples_needed
+
+    try:
+        return int(samples_needed(target, x))
+    except StatisticsError:
+        return None  # a target of 0 can never be shown; one of 1 needs no sample
+
+
+def _support(n: int, limit: float, what: str, noun: str) -> dict[str, Any]:
+    """Could the set support ``limit`` at all, i.e. with zero errors among its ``n`` samples?"""
+    from graderctl.stats import clopper_pearson_upper
+
+    best = _quiet(lambda: clopper_pearson_upper(0, n)) if n else None
+    needed = _needed(limit, 0)
+    supported = best is not None and best <= limit
+    entry: dict[str, Any] = {
+        "n": n,
+        "limit": limit,
+        "best_possible_upper_95": best,
+        "supported": supported,
+        "samples_needed": needed,
+    }
+    if not supported:
+        shown = "undefined" if best is None else f"{best:.4f}"
+        advice = (
+            f"{needed} {noun} samples are needed"
+            if needed is not None
+            else "no finite number of samples suffices"
+        )
+        entry["message"] = (
+            f"the set is too small to support max_{what} = {limit:g}: even with no errors in its {n} {noun} "
+            f"samples the upper 95% bound is {shown}; {advice}"
+        )
+    return entry
+
+
+def _advice(count: int, n: int, limit: float, noun: str) -> dict[str, Any]:
+    """With ``count`` errors in ``n`` samples: the best bound the set supports, and how many samples the
+    policy's bound needs (if no further errors occur)."""
+    from graderctl.stats import clopper_pearson_upper
+
+    best = _quiet(lambda: clopper_pearson_upper(count, n)) if n else None
+    needed = _needed(limit, count)
+    entry: dict[str, Any] = {
+        "count": count,
+        "n": n,
+        "best_upper_95": best,
+        "target": limit,
+        "samples_needed_at_this_count": needed,
+        "additional_samples_needed": None if needed is None else max(0, needed - n),
+        "samples_needed_by_count": {str(x): _needed(limit, x) for x in range(3)},
+        "observed_rate_exceeds_target": bool(n and count / n >= limit),
+    }
+    if n and count / n >= limit:
+        entry["note"] = (
+            f"the observed rate {count / n:.4f} already reaches the target {limit:g}: more {noun} samples "
+            "will not help, the grader must improve"
+        )
+    return entry
+
+
+def breakdown(
+    outcomes: Iterable[SampleOutcome], key: Callable[[SampleOutcome], str | None]
+) -> dict[str, Any]:
+    """Counts per key (category, generator): the contract's ``{n, accepted, rejected}`` plus errors, the
+    labels, the misclassifications and their ``rate`` (misclassified / graded; ``None`` when none graded)."""
+    rows: dict[str, dict[str, Any]] = {}
+    for o in outcomes:
+        k = key(o)
+        if k is None:
+            continue
+        row = rows.setdefault(
+            k,
+            {
+                "n": 0,
+                "accepted": 0,
+                "rejected": 0,
+                "errors": 0,
+                "n_good": 0,
+                "n_bad": 0,
+                "false_accepts": 0,
+                "false_rejects": 0,
+            },
+        )
+        row["n"] += 1
+        row["n_good" if o.label == Label.good else "n_bad"] += 1
+        if o.accepted is None:
+            row["errors"] += 1
+        elif o.accepted:
+            row["accepted"] += 1
+            row["false_accepts"] += o.label == Label.bad
+        else:
+            row["rejected"] += 1
+            row["false_rejects"] += o.label == Label.good
+    for row in rows.values():
+        graded = row["accepted"] + row["rejected"]
+        wrong = row["false_accepts"] + row["false_rejects"]
+        row["rate"] = wrong / graded if graded else None
+    return {k: CategoryCounts(**rows[k]) for k in sorted(rows)}
+
+
+def agreement_of(samples: Sequence[Sample]) -> tuple[dict[str, Any] | None, list[str]]:
+    """Agreement between labellers where samples carry ``labels``: Cohen's kappa for two labellers,
+    Krippendorff's alpha (nominal) otherwise; contested samples are those whose labellers disagree with each
+    other or with the set's label."""
+    from graderctl.stats import cohen_kappa, krippendorff_alpha_nominal
+
+    labelled = [s for s in samples if s.labels]
+    if not labelled:
+        return None, []
+    warn: list[str] = []
+    labellers = sorted({item.labeler for s in labelled for item in s.labels or []})
+    table: list[dict[str, str]] = []
+    contested: list[str] = []
+    for s in labelled:
+        given = {item.labeler: item.label.value for item in s.labels or []}
+        table.append(given)
+        if len(set(given.values()) | {s.label.value}) > 1:
+            contested.append(s.id)
+    value: float | None
+    if len(labellers) == 2:
+        a, b = labellers
+        pairs = [(row[a], row[b]) for row in table if a in row and b in row]
+        method = "cohen_kappa"
+        value = _quiet(lambda: cohen_kappa([p[0] for p in pairs], [p[1] for p in pairs])) if pairs else None
+        n_units = len(pairs)
+    elif len(labellers) > 2:
+        method = "krippendorff_alpha_nominal"
+        ratings: list[list[Hashable | None]] = [[row.get(r) for r in labellers] for row in table]
+        value = _quiet(lambda: krippendorff_alpha_nominal(ratings))
+        n_units = len(table)
+    else:
+        method = "none"
+        value = None
+        n_units = len(table)
+    if value is None and len(labellers) > 1:
+        warn.append(
+            f"labeller agreement ({method}) is undefined: too few jointly labelled samples or no variation"
+        )
+    elif len(labellers) == 1:
+        warn.append("agreement between labellers needs at least two labellers; only one is named")
+    result = {
+        "method": method,
+        "value": _finite(value),
+        "labellers": labellers,
+        "n_units": n_units,
+        "n_contested": len(contested),
+        "contested": sorted(contested),
+    }
+    return result, warn
+
+
+# --- the report ---------------------------------------------------------------------------------------
+
+
+def _order(outcomes: Sequence[SampleOutcome]) -> list[SampleOutcome]:
+    """Misclassified first, then errors, then the rest; by id within each."""
+
+    def rank(o: SampleOutcome) -> int:
+        if o.accepted is None:
+            return 1
+        return 0 if o.correct is False else 2
+
+    return sorted(outcomes, key=lambda o: (rank(o), o.id))
+
+
+def report_from_outcomes(
+    grader: LoadedGrader,
+    cal_set: LoadedSet,
+    outcomes: Sequence[SampleOutcome],
+    *,
+    usage: dict[str, Any] | None = None,
+    created_at: str | None = None,
+    environment: dict[str, Any] | None = None,
+    policy: Policy | None = None,
+) -> CalibrationReport:
+    """Every number of a calibration report from the per-sample outcomes (pure: no I/O, no clock unless
+    ``created_at`` is left out, in which case it stays ``None``)."""
+    from graderctl import __version__
+
+    policy = policy or cal_set.manifest.policy
+    warn: list[str] = []
+    bad = [o for o in outcomes if o.label == Label.bad]
+    good = [o for o in outcomes if o.label == Label.good]
+    bad_graded = [o for o in bad if o.accepted is not None]
+    good_graded = [o for o in good if o.accepted is not None]
+    has_groups = any(o.group is not None for o in outcomes)
+
+    far, far_bound, far_name = rate_estimate(
+        [bool(o.accepted) for o in bad_graded], [o.group for o in bad_graded] if has_groups else None
+    )
+    frr, frr_bound, frr_name = rate_estimate(
+        [not o.accepted for o in good_graded], [o.group for o in good_graded] if has_groups else None
+    )
+    if not bad_graded:
+        warn.append("false accept rate undefined: no known-bad sample graded")
+    if not good_graded:
+        warn.append("false reject rate undefined: no known-good sample graded")
+
+    errors = sum(1 for o in outcomes if o.accepted is None)
+    error_rate = errors / len(outcomes) if outcomes else None
+    if errors:
+        warn.append(f"the grader erred on {errors} of {len(outcomes)} samples; they count in neither rate")
+
+    checks = [
+        _policy_check(FAR, far_name, far_bound, policy.max_false_accept_rate, "false accept rate"),
+        _policy_check(FRR, frr_name, frr_bound, policy.max_false_reject_rate, "false reject rate"),
+        _policy_check(ERROR_RATE, "value", error_rate, policy.max_error_rate, "error rate"),
+    ]
+    trusted = all(c.passed for c in checks)
+
+    far_support = _support(len(bad), policy.max_false_accept_rate, FAR, "known-bad")
+    frr_support = _support(len(good), policy.max_false_reject_rate, FRR, "known-good")
+    for entry in (far_support, frr_support):
+        if "message" in entry:
+            warn.append(entry["message"])
+    supports = {
+        "supported": far_support["supported"] and frr_support["supported"],
+        FAR: far_support,
+        FRR: frr_support,
+    }
+    advice = {
+        FAR: _advice(far.count, far.n, policy.max_false_accept_rate, "known-bad"),
+        FRR: _advice(frr.count, frr.n, policy.max_false_reject_rate, "known-good"),
+    }
+
+    agreement, agreement_warnings = agreement_of(cal_set.samples)
+    warn.extend(agreement_warnings)
+
+    spec = grader.spec
+    return CalibrationReport(
+        graderctl_version=__version__,
+        created_at=created_at,
+        environment=environment,
+        grader=GraderInfo(
+            name=spec.name,
+            version=spec.version,
+            kind=spec.kind,
+            fingerprint=grader.fingerprint,
+            check=spec.check.value,
+            params=json_safe(spec.params),
+            judge=spec.judge.model_dump(mode="json", exclude_none=True) if spec.judge else None,
+            path=grader.shown,
+        ),
+        calibration_set=SetInfo(
+            name=cal_set.name,
+            version=cal_set.manifest.version,
+            fingerprint=cal_set.fingerprint,
+            n_good=len(good),
+            n_bad=len(bad),
+            path=cal_set.shown,
+            check=cal_set.check.value,
+            n_samples=len(outcomes),
+        ),
+        false_accept_rate=far,
+        false_reject_rate=frr,
+        errors=errors,
+        error_rate=error_rate,
+        n_graded=len(outcomes) - errors,
+        trusted=trusted,
+        policy=policy,
+        policy_checks=checks,
+        set_supports_policy=supports,
+        sample_size_advice=advice,
+        by_category=breakdown(outcomes, lambda o: o.category),
+        by_generator=breakdown(outcomes, lambda o: o.generator),
+        agreement=agreement,
+        warnings=warn,
+        usage=usage,
+        samples=_order(outcomes),
+    )
+
+
+# --- environment --------------------------------------------------------------------------------------
+
+
+def now_rfc3339() -> str:
+    return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def environment_info() -> dict[str, Any]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    from graderctl import __version__
+
+    packages: dict[str, str | None] = {}
+    for name in ENVIRONMENT_PACKAGES:
+        try:
+            packages[name] = version(name)
+        except PackageNotFoundError:
+            packages[name] = None
+    return {
+        "python": platform.python_version(),
+        "implementation": sys.implementation.name,
+        "platform": platform.platform(),
+        "graderctl": __version__,
+        "packages": packages,
+    }
+
+
+# --- the Python API -----------------------------------------------------------------------------------
+
+
+def api_calibrate(
+    grader: str | Path,
+    set: str | Path | None = None,
+    *,
+    root: str | Path | None = None,
+    jobs: int = 1,
+    write: bool = True,
+) -> CalibrationReport | list[CalibrationReport]:
+    """Calibrate a grader and return its report (``graderctl.calibrate``).
+
+    ``grader`` is ``name@version``, ``name`` (newest version) or a path to a ``v<N>.toml`` definition.
+    ``set`` is a set name or a path to a set folder; without it every set of the grader's check in
+    ``calibration_sets/`` is used and a list of reports is returned (one per set, by set name). ``root`` is
+    the project root (default: found from the working directory). Reports are written under ``reports/``
+    unless ``write`` is false. Raises :class:`graderctl.errors.InvalidInputError` for bad input and
+    :class:`graderctl.errors.GraderRunError` when the grader cannot run; an error rate over the policy is
+    not raised, it shows in the report (``trusted`` false, a failed ``error_rate`` policy check).
+    """
+    from graderctl.services.trust import sets_of_check
+    from graderctl.store.project import find_grader, find_root, find_set
+
+    base = Path(root).resolve() if root is not None else find_root()
+    loaded = find_grader(str(grader), base)
+    if set is not None:
+        return calibrate(loaded, find_set(str(set), base), root=base, jobs=jobs, write=write)
+    sets = sets_of_check(base, loaded.spec.check)
+    if not sets:
+        raise InvalidInputError(
+            f"no calibration set for check {loaded.spec.check.value}",
+            [
+                Problem(
+                    file="calibration_sets",
+                    message=f"no calibration set for check {loaded.spec.check.value!r}",
+                    fix="add one under calibration_sets/, or pass a set folder",
+                )
+            ],
+        )
+    return [calibrate(loaded, s, root=base, jobs=jobs, write=write) for s in sets]
+
+
+# --- every shipped grader, and whether its reports are current --------------------------------------------
+
+
+def shipped_pairs(root: Path) -> tuple[list[tuple[LoadedGrader, LoadedSet]], list[str]]:
+    """Every grader definition under ``graders/`` with every set of its check, and notes about graders that
+    have no set. An invalid definition or set raises :class:`InvalidInputError`."""
+    from graderctl.services.trust import sets_of_check
+    from graderctl.store.project import grader_files, load_grader
+
+    pairs: list[tuple[LoadedGrader, LoadedSet]] = []
+    notes: list[str] = []
+    by_check: dict[str, list[LoadedSet]] = {}
+    for path in grader_files(root):
+        grader = load_grader(path, root=root)
+        check = grader.spec.check
+        if check.value not in by_check:
+            by_check[check.value] = sets_of_check(root, check)
+        sets = by_check[check.value]
+        if not sets:
+            notes.append(f"{grader.ref}: no calibration set for check {check.value}; nothing to calibrate")
+        pairs.extend((grader, s) for s in sets)
+    return pairs, notes
+
+
+@dataclass
+class CurrentCheck:
+    """Whether the shipped report of one grader on one set is current."""
+
+    grader_ref: str
+    set_name: str
+    current: bool
+    detail: str
+    report_path: str | None = None
+    #: False when the grader could not be re-run to compare its outcomes.
+    could_run: bool = True
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "grader": self.grader_ref,
+            "set": self.set_name,
+            "state": "current" if self.current else ("could_not_run" if not self.could_run else "stale"),
+            "report": self.report_path,
+            "detail": self.detail,
+        }
+
+
+def check_current(
+    grader: LoadedGrader,
+    cal_set: LoadedSet,
+    *,
+    root: Path,
+    jobs: int = 1,
+    timeout: float | None = None,
+    batch_size: int = 64,
+    progress: ProgressCallback | None = None,
+    use_cache: bool = True,
+) -> CurrentCheck:
+    """A report is stale when it is missing (or its Markdown is), unreadable, its fingerprints differ from the
+    current grader and set, or re-running the grader gives different per-sample outcomes (accepted, rejected
+    or error) or a different decision. Writes nothing."""
+    from graderctl.store.readers import display_path
+    from graderctl.store.reports import read_report, report_paths
+
+    ref, name = grader.ref, cal_set.name
+    json_path, md_path = report_paths(root, name, grader.spec.name, grader.spec.version)
+    shown = display_path(json_path, root)
+    fix = f"run `graderctl calibrate {ref} --set {name}` and commit reports/"
+    if not json_path.is_file():
+        return CurrentCheck(ref, name, False, f"no report ({shown}); {fix}")
+    if not md_path.is_file():
+        return CurrentCheck(ref, name, False, f"the Markdown report beside {shown} is missing; {fix}", shown)
+    try:
+        old = read_report(json_path, root=root)
+    except InvalidInputError as exc:
+        return CurrentCheck(ref, name, False, f"the report cannot be read: {exc}; {fix}", shown)
+    if old.grader.fingerprint != grader.fingerprint:
+        return CurrentCheck(
+            ref, name, False, f"the grader changed since the report was written; {fix}", shown
+        )
+    if old.calibration_set.fingerprint != cal_set.fingerprint:
+        return CurrentCheck(ref, name, False, f"the set changed since the report was written; {fix}", shown)
+    try:
+        verdicts = grade_set(
+            grader,
+            cal_set,
+            jobs=jobs,
+            timeout=timeout,
+            batch_size=batch_size,
+            progress=progress,
+            cache_dir=_cache_dir(root, use_cache),
+        )
+    except GraderRunError as exc:
+        return CurrentCheck(ref, name, False, f"could not re-run the grader: {exc}", shown, could_run=False)
+    outcomes = outcomes_from_verdicts(cal_set.samples, verdicts)
+
+    def key(o: SampleOutcome) -> tuple[bool | None, bool]:
+        return o.accepted, o.error is not None
+
+    before = {o.id: key(o) for o in old.samples}
+    after = {o.id: key(o) for o in outcomes}
+    differ = sorted(i for i in before.keys() | after.keys() if before.get(i) != after.get(i))
+    if differ:
+        shown_ids = ", ".join(differ[:5]) + (f" and {len(differ) - 5} more" if len(differ) > 5 else "")
+        return CurrentCheck(
+            ref,
+            name,
+            False,
+            f"re-running the grader changes {len(differ)} outcome(s): {shown_ids}; {fix}",
+            shown,
+        )
+    new = report_from_outcomes(grader, cal_set, outcomes)
+    if new.trusted != old.trusted or [c.passed for c in new.policy_checks] != [
+        c.passed for c in old.policy_checks
+    ]:
+        return CurrentCheck(
+            ref, name, False, f"the trust decision computed now differs from the report's; {fix}", shown
+        )
+    return CurrentCheck(ref, name, True, "current", shown)

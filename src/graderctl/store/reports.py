@@ -1,0 +1,123 @@
+"""Calibration reports on disk: ``reports/<set>/<name>@<version>.json`` with its Markdown rendering beside it.
+
+Both files are written together and atomically (a reader sees the old pair or the new pair, never half of
+one). The JSON document is deterministic apart from ``created_at`` and ``environment``: fields in model order,
+maps sorted by key, so ``calibrate --check`` and code review can compare reports.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from graderctl.errors import InvalidInputError, Problem
+from graderctl.models.reports import CalibrationReport
+from graderctl.store.atomic import atomic_write_many
+from graderctl.store.problems import problems_from_validation
+from graderctl.store.project import REPORTS_DIR
+from graderctl.store.readers import display_path, read_bytes
+
+_REPORT_FILE = re.compile(r"^(?P<name>[a-z0-9][a-z0-9._-]*)@(?P<version>\d+)\.json$")
+
+
+def report_paths(root: Path, set_name: str, grader_name: str, version: int) -> tuple[Path, Path]:
+    """Where the report of ``grader_name@version`` on ``set_name`` lives: ``(json, markdown)``."""
+    base = root / REPORTS_DIR / set_name / f"{grader_name}@{version}"
+    return base.with_suffix(".json"), base.with_suffix(".md")
+
+
+def report_to_json(report: CalibrationReport) -> str:
+    """The persisted JSON document (``schema_version`` first; numbers never NaN)."""
+    return json.dumps(report.model_dump(mode="json"), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def write_report(root: Path, report: CalibrationReport, markdown: str) -> tuple[Path, Path]:
+    """Write the JSON document and its Markdown rendering together, atomically; return their paths."""
+    json_path, md_path = report_paths(
+        root, report.calibration_set.name, report.grader.name, report.grader.version
+    )
+    atomic_write_many({json_path: report_to_json(report), md_path: markdown})
+    return json_path, md_path
+
+
+def read_report(path: Path, *, root: Path | None = None) -> CalibrationReport:
+    """Read and validate a report document; raise :class:`InvalidInputError` saying what is wrong."""
+    shown = display_path(path, root)
+    raw = read_bytes(path, shown)
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InvalidInputError(
+            f"{shown}: not a JSON document",
+            [
+                Problem(
+                    file=shown,
+                    message=f"cannot parse the report: {exc}",
+                    fix="re-run `graderctl calibrate` to rewrite it",
+                )
+            ],
+        ) from None
+    if not isinstance(data, dict) or data.get("type") != "calibration":
+        raise InvalidInputError(
+            f"{shown}: not a calibration report",
+            [
+                Problem(
+                    file=shown,
+                    pointer="/type",
+                    message="not a calibration report",
+                    expected='"calibration"',
+                    got=repr(data.get("type")) if isinstance(data, dict) else type(data).__name__,
+                )
+            ],
+        )
+    version = data.get("schema_version")
+    if isinstance(version, int) and version > 1:
+        raise InvalidInputError(
+            f"{shown}: written by a newer graderctl",
+            [
+                Problem(
+                    file=shown,
+                    pointer="/schema_version",
+                    message="the report's schema is newer than this graderctl understands",
+                    expected="1",
+                    got=str(version),
+                    fix="upgrade graderctl",
+                )
+            ],
+        )
+    try:
+        return CalibrationReport.model_validate(data)
+    except ValidationError as exc:
+        raise InvalidInputError(
+            f"{shown}: invalid calibration report",
+            problems_from_validation(exc, file=shown, model=CalibrationReport),
+        ) from None
+
+
+def find_report(root: Path, set_name: str, grader_name: str, version: int) -> Path | None:
+    """The report of ``grader_name@version`` on ``set_name``; failing that, the report of the newest other
+    version of the same grader (its trust does not carry over, but it tells the grader was calibrated
+    before); ``None`` when the grader was never calibrated on the set."""
+    exact, _ = report_paths(root, set_name, grader_name, version)
+    if exact.is_file():
+        return exact
+    folder = root / REPORTS_DIR / set_name
+    if not folder.is_dir():
+        return None
+    found: list[tuple[int, Path]] = []
+    for path in folder.glob(f"{grader_name}@*.json"):
+        m = _REPORT_FILE.match(path.name)
+        if m and m.group("name") == grader_name:
+            found.append((int(m.group("version")), path))
+    return max(found)[1] if found else None
+
+
+def report_files(root: Path) -> list[Path]:
+    """Every report document under ``reports/``."""
+    base = root / REPORTS_DIR
+    if not base.is_dir():
+        return []
+    return sorted(p for p in base.glob("*/*.json") if _REPORT_FILE.match(p.name))
