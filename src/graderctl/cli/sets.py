@@ -2,6 +2,113 @@
 
 from __future__ import annotations
 
+import json
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
 import typer
 
+from graderctl.cli import _state
+
 app = typer.Typer(help="Calibration-set tools.", no_args_is_help=True)
+
+
+class Dataset(StrEnum):
+    wice = "wice"
+    realsumm = "realsumm"
+
+
+class AsCheck(StrEnum):
+    source_existence = "source_existence"
+    claim_support = "claim_support"
+    coverage = "coverage"
+
+
+class Partial(StrEnum):
+    bad = "bad"
+    drop = "drop"
+    good = "good"
+
+
+class Format(StrEnum):
+    text = "text"
+    json = "json"
+
+
+@app.command("import")
+def import_(
+    dataset: Annotated[Dataset, typer.Argument(help="Which upstream dataset: wice or realsumm.")],
+    source: Annotated[
+        Path,
+        typer.Argument(
+            help="Your copy of the dataset: the folder holding its files (WiCE: claims-*.jsonl or the "
+            "upstream repository; REALSumm: the folder with ratings/), or one WiCE file."
+        ),
+    ],
+    output: Annotated[
+        Path,
+        typer.Option(
+            "--output",
+            "-o",
+            help="Folder to write the set into; the set becomes OUTPUT/NAME/ "
+            "(imported_sets/ is git-ignored).",
+        ),
+    ],
+    name: Annotated[
+        str | None,
+        typer.Option(
+            help="Set name (default: wice-claim-support, wice-source-existence, realsumm-coverage)."
+        ),
+    ] = None,
+    as_check: Annotated[
+        AsCheck | None,
+        typer.Option(
+            "--as-check",
+            help="Which check the set calibrates (wice: claim_support, or source_existence for quote checks "
+            "built from the annotated supporting sentences; realsumm: coverage).",
+        ),
+    ] = None,
+    partial: Annotated[
+        Partial,
+        typer.Option(
+            help="WiCE partially_supported claims: bad (strict reading, default), drop, or good.",
+        ),
+    ] = Partial.bad,
+    seed: Annotated[
+        int, typer.Option(help="Seed of the generated quote variants (--as-check source_existence).")
+    ] = 0,
+    force: Annotated[bool, typer.Option(help="Replace an existing set folder.")] = False,
+    fmt: Annotated[Format, typer.Option("--format", help="Output format.")] = Format.text,
+) -> None:
+    """Import a public human-labelled dataset as a calibration set (written atomically)."""
+    from graderctl.models.base import Check
+    from graderctl.services.importers import import_set
+
+    root = _state.root()
+    outcome = import_set(
+        dataset.value,
+        source,
+        output,
+        name=name,
+        as_check=Check(as_check.value) if as_check else None,
+        partial=partial.value,
+        seed=seed,
+        force=force,
+        root=root,
+    )
+    summary = outcome.to_dict(root)
+    if fmt is Format.json:
+        typer.echo(json.dumps(summary, indent=2, ensure_ascii=False))
+        return
+    typer.echo(
+        f"wrote {summary['path']}: {summary['check']} set {summary['name']!r}, {summary['samples']} samples "
+        f"({summary['n_good']} good, {summary['n_bad']} bad), {summary['documents']} corpus documents, "
+        f"{summary['groups']} groups"
+    )
+    for cat, n in summary["by_category"].items():
+        typer.echo(f"  {cat}: {n}")
+    for reason, n in summary["dropped"].items():
+        _state.err(f"left out: {n} ({reason})")
+    for note in summary["notes"]:
+        _state.err(f"note: {note}")
