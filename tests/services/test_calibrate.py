@@ -258,7 +258,9 @@ def test_a_grader_that_cannot_run_raises_and_writes_nothing(tmp_path: Path) -> N
     root = project(
         tmp_path, counted_samples(bad=5, false_accepts=0, good=5, false_rejects=0), "test_raise_always"
     )
-    with pytest.raises(GraderRunError, match=r"could not grade any of the 10 samples.*refused the connection"):
+    with pytest.raises(
+        GraderRunError, match=r"could not grade any of the 10 samples.*refused the connection"
+    ):
         run(root)
     assert not (root / "reports").exists()
 

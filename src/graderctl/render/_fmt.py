@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from graderctl.models.reports import CalibrationReport, CategoryCounts, PolicyCheck, RateEstimate
 
@@ -85,3 +86,13 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[str]], *, right: Seque
         return "  ".join(parts).rstrip()
 
     return "\n".join([line(headers), line(["-" * w for w in widths]), *(line(r) for r in rows)])
+
+
+def repeats_line(section: dict[str, Any]) -> str:
+    """``calibrate --repeats``: how many samples changed outcome across the repeats."""
+    if section.get("self_consistency") is None:
+        return f"self-consistency over {section.get('r')} repeats: undefined (no sample was decided twice)"
+    return (
+        f"self-consistency over {section.get('r')} repeats: {section.get('flipped')} of {section.get('n')} "
+        f"samples ({pct(section.get('self_consistency'))}) changed outcome"
+    )

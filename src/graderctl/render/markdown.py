@@ -4,9 +4,19 @@ that fail most, then the misclassified samples with the grader's reasons."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from graderctl.models.reports import CalibrationReport, CategoryCounts, RateEstimate
-from graderctl.render._fmt import check_status, find_check, interval, one_line, pct, verdict_line, worst
+from graderctl.render._fmt import (
+    check_status,
+    find_check,
+    interval,
+    one_line,
+    pct,
+    repeats_line,
+    verdict_line,
+    worst,
+)
 
 #: At most this many samples are listed per section; the JSON report has them all.
 MAX_LISTED = 200
@@ -171,26 +181,12 @@ def render_markdown(report: CalibrationReport) -> str:
     if advice:
         lines += ["## Sample size", ""]
         for key, noun, event in (
-            ("false_accept_rate", "known-bad", "false accepts"),
-            ("false_reject_rate", "known-good", "false rejects"),
+            ("false_accept_rate", "known-bad", "false accept"),
+            ("false_reject_rate", "known-good", "false reject"),
         ):
             entry = advice.get(key)
-            if not entry:
-                continue
-            needed = entry.get("samples_needed_at_this_count")
-            text = (
-                f"- With {entry.get('count')} {event} in {entry.get('n')} {noun} samples the best upper "
-                f"bound this set supports is {pct(entry.get('best_upper_95'))}; the policy's "
-                f"{pct(entry.get('target'))} "
-                + (
-                    f"needs {needed} {noun} samples at this count of {event}."
-                    if needed is not None
-                    else "cannot be shown with any number of samples."
-                )
-            )
-            if entry.get("note"):
-                text += f" Note: {entry['note']}."
-            lines.append(text)
+            if entry:
+                lines.append("- " + _advice_sentence(entry, noun, event))
         lines.append("")
 
     if report.warnings:
@@ -207,6 +203,21 @@ def render_markdown(report: CalibrationReport) -> str:
             f"{u.get('requests', 0)} requests, ${u.get('usd', 0)}.",
             "",
         ]
+
+    if report.repeats:
+        r = report.repeats
+        lines += ["## Repeats", "", repeats_line(r) + ".", ""]
+        lines += ["| repeat | false accept rate | false reject rate | errors |", "|---|---|---|---|"]
+        for entry in r.get("per_repeat", []):
+            far, frr = entry.get("false_accept_rate") or {}, entry.get("false_reject_rate") or {}
+            lines.append(
+                f"| {entry.get('repeat')} | {_num(far.get('value'))} | {_num(frr.get('value'))} "
+                f"| {entry.get('errors', 0)} |"
+            )
+        flipped = r.get("flipped_samples") or []
+        if flipped:
+            lines += ["", "Samples whose outcome changed: " + ", ".join(f"`{f['id']}`" for f in flipped[:50])]
+        lines.append("")
 
     lines += [
         "## About this report",
@@ -226,3 +237,26 @@ def _num(value: object) -> str:
     if isinstance(value, float):
         return f"{value:.3f}"
     return "undefined" if value is None else str(value)
+
+
+def _advice_sentence(entry: dict[str, Any], noun: str, event: str) -> str:
+    count, n, target = entry.get("count", 0), entry.get("n", 0), entry.get("target")
+    best, needed = entry.get("best_upper_95"), entry.get("samples_needed_at_this_count")
+    events = event if count == 1 else event + "s"
+    text = (
+        f"With {count} {events} in {n} {noun} samples, the best upper bound this set supports is {pct(best)}"
+    )
+    if best is not None and target is not None and best <= target:
+        return text + f", within the policy's {pct(target)}."
+    if entry.get("observed_rate_exceeds_target"):
+        return text + (
+            f"; the observed rate already reaches the policy's {pct(target)}: more {noun} samples will not "
+            "help, the grader must improve."
+        )
+    if needed is None:
+        return text + f"; the policy's {pct(target)} cannot be shown with any number of samples."
+    more = entry.get("additional_samples_needed")
+    return text + (
+        f"; to show the policy's {pct(target)} with {count} {events}, {needed} {noun} samples are needed"
+        + (f" ({more} more)." if more else ".")
+    )

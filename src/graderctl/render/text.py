@@ -9,6 +9,7 @@ from graderctl.render._fmt import (
     interval,
     one_line,
     pct,
+    repeats_line,
     table,
     verdict_line,
     worst,
@@ -68,6 +69,14 @@ def render_text(report: CalibrationReport) -> str:
     if failing:
         shown = ", ".join(f"{k} {pct(getattr(r, 'rate', None))} of {r.n}" for k, r in failing)
         out.append(f"  categories failing most: {shown}")
+    u = report.usage or {}
+    if u.get("requests") or u.get("cached"):
+        out.append(
+            f"  usage: {u.get('input_tokens', 0)} input + {u.get('output_tokens', 0)} output tokens, "
+            f"${u.get('usd', 0)}, {u.get('requests', 0)} request(s), {u.get('cached', 0)} cached verdict(s)"
+        )
+    if report.repeats:
+        out.append("  " + repeats_line(report.repeats))
     misclassified = [o for o in report.samples if o.correct is False]
     if misclassified:
         out.append(f"  misclassified: {len(misclassified)}")
