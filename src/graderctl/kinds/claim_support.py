@@ -1,0 +1,311 @@
+"""Built-in kind ``claim_support``: does the evidence support the claim?
+
+The evidence (corpus documents by ``source_id``, or inline ``text``) is split into sentences; every window of
+1-3 consecutive sentences is a candidate passage. A cheap scan (weighted recall of the claim's stemmed content
+words, from a per-document inverted index) keeps the best few windows, and finer signals are computed on
+those: IDF-weighted recall, precision, ordered word pairs, character 4-grams, names, numbers (by value:
+"3.5 million" equals "3,500,000"), clause coverage, plus rule signals for a negation, a quantity word or a
+number that differs between the claim and the passage (see :mod:`graderctl.kinds._support_features`).
+
+The signals are combined by a logistic model whose weights, centring, scaling, intercept and threshold live in
+the grader definition's ``[params]`` (fitted by ``benchmarks/fit_claim_support.py`` on development data, so
+they are versioned and fingerprinted); grading is plain arithmetic, no pickles, no model downloads::
+
+    z = intercept + sum_f weight[f] * (x_f - center[f]) / scale[f]
+        - sum_r penalty[r] * rule_r * recall_window
+    score = 1 / (1 + exp(-z));  accepted when score >= threshold
+
+The penalties of the rule signals are set by hand (development data has too few negation flips to fit them)
+and scaled by how closely the passage reads like the claim: a negation that differs in a near-verbatim
+passage is a contradiction, in a loosely related one it is mostly noise.
+
+The reason quotes the best passage with its location (document id, sentence numbers counted from 1) and names
+what the claim says that the passage leaves unsupported.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, Field, model_validator
+
+from graderctl.kinds import _support_features as sf
+from graderctl.models.base import Check
+from graderctl.models.calset import ClaimSupportInput, SampleInput
+from graderctl.plugin import GraderKind, GradingContext, Verdict
+
+_INDEX_KEY = "claim_support/evidence-index/v1/"
+
+#: Rule signals that are penalised with fixed weights instead of fitted ones.
+RULE_FEATURES: tuple[str, ...] = ("negation_mismatch", "quantity_mismatch", "number_conflict")
+
+# The model fitted by benchmarks/fit_claim_support.py and stored in graders/claim-support/v1.toml. It is the
+# default, so a definition without a fitted model still grades sensibly; tests keep the two equal.
+DEFAULT_INTERCEPT = 0.0
+DEFAULT_WEIGHTS: dict[str, float] = {"recall_window_idf": 4.0}
+DEFAULT_CENTER: dict[str, float] = {"recall_window_idf": 0.6}
+DEFAULT_SCALE: dict[str, float] = {"recall_window_idf": 1.0}
+DEFAULT_PENALTIES: dict[str, float] = {
+    "negation_mismatch": 4.0,
+    "quantity_mismatch": 3.0,
+    "number_conflict": 3.0,
+}
+DEFAULT_THRESHOLD = 0.5
+
+
+class ClaimSupportParams(GraderKind.Params):
+    """``[params]`` of a ``claim_support`` grader."""
+
+    threshold: float = Field(
+        default=DEFAULT_THRESHOLD, ge=0, le=1, description="Accept when the support score is at least this."
+    )
+    intercept: float = Field(default=DEFAULT_INTERCEPT, description="Intercept of the logistic model.")
+    weights: dict[str, float] = Field(
+        default_factory=lambda: dict(DEFAULT_WEIGHTS),
+        description="Weight of each feature (names from _support_features.FEATURE_NAMES), after scaling.",
+    )
+    center: dict[str, float] = Field(
+        default_factory=lambda: dict(DEFAULT_CENTER), description="Value subtracted from each feature."
+    )
+    scale: dict[str, float] = Field(
+        default_factory=lambda: dict(DEFAULT_SCALE), description="Divisor of each centred feature (> 0)."
+    )
+    penalties: dict[str, float] = Field(
+        default_factory=lambda: dict(DEFAULT_PENALTIES),
+        description=(
+            "Fixed logit penalty of each rule signal (negation_mismatch, quantity_mismatch, "
+            "number_conflict), multiplied by the recall of the best passage."
+        ),
+    )
+    candidates: int = Field(
+        default=4, ge=1, le=50, description="How many best windows get the finer (more expensive) signals."
+    )
+    passage_chars_shown: int = Field(
+        default=300, ge=40, description="Longest passage quoted in a reason (the middle is elided)."
+    )
+    max_terms_shown: int = Field(default=6, ge=1, description="Most unsupported words named in a reason.")
+
+    @model_validator(mode="after")
+    def _consistent_model(self) -> ClaimSupportParams:
+        known = set(sf.FEATURE_NAMES)
+        for field_name, table in (("weights", self.weights), ("center", self.center), ("scale", self.scale)):
+            unknown = sorted(set(table) - known)
+            if unknown:
+                raise ValueError(
+                    f"{field_name} names unknown features {unknown}; known: {', '.join(sf.FEATURE_NAMES)}"
+                )
+        for name in self.weights:
+            if name not in self.center or name not in self.scale:
+                raise ValueError(f"feature {name!r} has a weight but no center/scale; give both")
+            if not self.scale[name] > 0:
+                raise ValueError(f"scale of {name!r} must be > 0, got {self.scale[name]}")
+        unknown_rules = sorted(set(self.penalties) - set(RULE_FEATURES))
+        if unknown_rules:
+            raise ValueError(
+                f"penalties names unknown rules {unknown_rules}; known: {', '.join(RULE_FEATURES)}"
+            )
+        return self
+
+
+def support_score(values: dict[str, float], params: ClaimSupportParams) -> float:
+    """The support score in [0, 1] of a feature vector under a model (the grader's arithmetic, exposed for
+    the fitting script)."""
+    z = params.intercept
+    for name, w in params.weights.items():
+        z += w * (values[name] - params.center[name]) / params.scale[name]
+    closeness = values["recall_window"]
+    for name, p in params.penalties.items():
+        z -= p * values[name] * closeness
+    if z >= 0:
+        return 1.0 / (1.0 + math.exp(-z))
+    ez = math.exp(z)
+    return ez / (1.0 + ez)
+
+
+class ClaimSupportGrader(GraderKind):
+    """Lexical and numeric evidence of support, combined by a small fitted logistic model."""
+
+    name = "claim_support"
+    checks = frozenset({Check.claim_support})
+    implementation_version: ClassVar[str] = "1"
+    Params = ClaimSupportParams
+
+    def __init__(self, params: BaseModel, context: GradingContext | None = None) -> None:
+        super().__init__(params, context)
+        assert isinstance(self.params, ClaimSupportParams)
+        self.p: ClaimSupportParams = self.params
+        self._inline: OrderedDict[str, sf.EvidenceIndex] = OrderedDict()
+
+    # --- evidence -------------------------------------------------------------------------------------
+
+    def _inline_index(self, text: str) -> sf.EvidenceIndex:
+        idx = self._inline.get(text)
+        if idx is None:
+            idx = sf.index_text(text)
+            self._inline[text] = idx
+            if len(self._inline) > 512:
+                self._inline.popitem(last=False)
+        else:
+            self._inline.move_to_end(text)
+        return idx
+
+    def _resolve(self, inp: ClaimSupportInput) -> tuple[list[sf.EvidenceIndex], list[str]] | str:
+        """The indexed evidence and a label for each item, or an error message."""
+        indexes: list[sf.EvidenceIndex] = []
+        labels: list[str] = []
+        corpus = self.context.corpus
+        for i, ev in enumerate(inp.evidence):
+            if ev.source_id is not None:
+                if corpus is None:
+                    return (
+                        f"evidence[{i}] cites source_id {ev.source_id!r} but the set has no corpus; "
+                        "add corpus.jsonl to the calibration set or give the evidence as inline text"
+                    )
+                doc = corpus.get(ev.source_id)
+                if doc is None:
+                    return (
+                        f"evidence[{i}].source_id {ev.source_id!r} is not in the corpus "
+                        f"({len(corpus)} documents); fix the id or add the document to corpus.jsonl"
+                    )
+                if not doc.text.strip():
+                    return (
+                        f"evidence[{i}]: corpus document {ev.source_id!r} has no text to check the claim "
+                        "against; add its text to corpus.jsonl"
+                    )
+                text = doc.text
+                indexes.append(corpus.derived(_INDEX_KEY + doc.id, lambda t=text: sf.index_text(t)))
+                labels.append(f"document {doc.id!r}")
+            else:
+                assert ev.text is not None
+                if not ev.text.strip():
+                    return f"evidence[{i}].text is empty; give the passage text"
+                indexes.append(self._inline_index(ev.text))
+                labels.append(f"evidence[{i}]" if len(inp.evidence) > 1 else "the evidence")
+        return indexes, labels
+
+    # --- grading --------------------------------------------------------------------------------------
+
+    def grade_batch(self, inputs: Sequence[SampleInput]) -> list[Verdict]:
+        out: list[Verdict] = []
+        for inp in inputs:
+            if not isinstance(inp, ClaimSupportInput):
+                out.append(
+                    Verdict.failed(f"claim_support grades claim_support inputs, got {type(inp).__name__}")
+                )
+                continue
+            try:
+                out.append(self._grade_one(inp))
+            except Exception as exc:  # one bad sample must not sink the batch
+                out.append(
+                    Verdict.failed(f"claim_support failed on this sample: {type(exc).__name__}: {exc}")
+                )
+        return out
+
+    def _grade_one(self, inp: ClaimSupportInput) -> Verdict:
+        resolved = self._resolve(inp)
+        if isinstance(resolved, str):
+            return Verdict.failed(resolved)
+        indexes, labels = resolved
+        claim = sf.analyse_claim(inp.claim)
+        feats = sf.extract(claim, indexes, candidates=self.p.candidates)
+        score = support_score(feats.values, self.p)
+        accepted = score >= self.p.threshold
+        reason = self._reason(claim, feats, labels, score, accepted)
+        details = self._details(feats, inp, score)
+        if accepted:
+            return Verdict.accept(reason, score=score, details=details)
+        return Verdict.reject(reason, score=score, details=details)
+
+    def _location(self, feats: sf.Features, labels: list[str]) -> str:
+        p = feats.passage
+        if p is None:
+            return "nowhere"
+        where = labels[p.evidence]
+        if p.start == p.end:
+            return f"{where}, sentence {p.start + 1}"
+        return f"{where}, sentences {p.start + 1}-{p.end + 1}"
+
+    def _reason(
+        self, claim: sf.ClaimInfo, feats: sf.Features, labels: list[str], score: float, accepted: bool
+    ) -> str:
+        verdict = "supported" if accepted else "not supported"
+        cmp = ">=" if accepted else "<"
+        head = f"{verdict} (score {score:.2f} {cmp} threshold {self.p.threshold:.2f})"
+        if not claim.terms and not claim.numbers:
+            return f"{head}: the claim has no content words to check"
+        if feats.passage is None:
+            return f"{head}: the evidence has no sentences"
+        quote = _trim(feats.passage.text, self.p.passage_chars_shown)
+        parts = [f'{head}; best passage ({self._location(feats, labels)}): "{quote}"']
+        gaps: list[str] = []
+        if feats.negation:
+            gaps.append(f"negation differs: {feats.negation}")
+        if feats.conflicting_numbers:
+            gaps.append(
+                "numbers differ: "
+                + ", ".join(f"claim {a!r} vs passage {b!r}" for a, b in feats.conflicting_numbers[:3])
+            )
+        if feats.missing_numbers:
+            gaps.append(
+                "numbers not in the evidence: " + ", ".join(repr(x) for x in feats.missing_numbers[:4])
+            )
+        if feats.quantity:
+            gaps.append(
+                "opposite wording: "
+                + ", ".join(f"claim {a!r} vs passage {b!r}" for a, b in feats.quantity[:3])
+            )
+        n = self.p.max_terms_shown
+        if feats.missing_terms:
+            more = len(feats.missing_terms) - n
+            gaps.append(
+                "not in the evidence: "
+                + ", ".join(repr(x) for x in feats.missing_terms[:n])
+                + (f" (+{more} more)" if more > 0 else "")
+            )
+        if feats.missing_in_passage:
+            more = len(feats.missing_in_passage) - n
+            gaps.append(
+                "elsewhere in the evidence but not in this passage: "
+                + ", ".join(repr(x) for x in feats.missing_in_passage[:n])
+                + (f" (+{more} more)" if more > 0 else "")
+            )
+        if gaps:
+            parts.append("unsupported: " + "; ".join(gaps))
+        elif accepted:
+            parts.append("every content word and number of the claim is in the passage")
+        return "; ".join(parts)
+
+    def _details(self, feats: sf.Features, inp: ClaimSupportInput, score: float) -> dict[str, Any]:
+        p = feats.passage
+        passage: dict[str, Any] | None = None
+        if p is not None:
+            ev = inp.evidence[p.evidence]
+            passage = {
+                "evidence_index": p.evidence,
+                "source_id": ev.source_id,
+                "sentences": [p.start + 1, p.end + 1],
+                "text": p.text,
+            }
+        return {
+            "score": round(score, 6),
+            "passage": passage,
+            "features": {k: round(v, 6) for k, v in feats.values.items()},
+            "missing_terms": feats.missing_terms,
+            "missing_in_passage": feats.missing_in_passage,
+            "missing_numbers": feats.missing_numbers,
+            "conflicting_numbers": [list(x) for x in feats.conflicting_numbers],
+            "negation": feats.negation or None,
+            "quantity": [list(x) for x in feats.quantity],
+        }
+
+
+def _trim(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    head = (limit - 5) * 2 // 3
+    tail = limit - 5 - head
+    return f"{text[:head].rstrip()} [...] {text[-tail:].lstrip()}"
