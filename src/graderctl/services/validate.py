@@ -1,31 +1,44 @@
-"""``graderctl validate``: check files against the contract and their cross-references."""
+"""``graderctl validate``: check files against the contract and their cross-references.
+
+What a path is comes from its place and name (CONTRACT.md §1): ``graders/<name>/v<N>.toml`` is a grader
+definition; a folder with ``manifest.toml`` (or any folder inside ``calibration_sets/``, or one holding
+``samples.jsonl``) is a calibration set; ``corpus.jsonl``, ``*trials*.jsonl`` and ``*results*.jsonl`` are what
+they say; a folder holding ``graders/`` or ``calibration_sets/`` is a project tree. Any other folder is
+searched for those. ``as_type`` overrides the guess.
+
+Bad data never raises: every problem goes to the outcome, up to a cap, with a count of the rest.
+"""
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from graderctl.errors import InvalidInputError, Problem
 from graderctl.models.results import GradedResult
 from graderctl.models.trials import Trial
-from graderctl.store.lock import read_lock, write_lock
+from graderctl.store.lock import check_graders, read_lock_at
 from graderctl.store.problems import ProblemSink
 from graderctl.store.project import (
+    _VERSION_FILE,
+    CORPUS_NAME,
     GRADERS_DIR,
+    LOCK_NAME,
+    MANIFEST_NAME,
+    SAMPLES_NAME,
     SETS_DIR,
     LoadedGrader,
+    check_set,
     grader_files,
     load_corpus,
     load_grader,
-    load_set,
     set_folders,
 )
-from graderctl.store.readers import display_path, read_jsonl_models
+from graderctl.store.readers import display_path, iter_jsonl_models, paused_gc
 
 FileType = Literal["grader", "set", "corpus", "trials", "results"]
-_VERSION_FILE = re.compile(r"^v\d+\.toml$")
+FILE_TYPES: tuple[FileType, ...] = ("grader", "set", "corpus", "trials", "results")
 
 
 @dataclass
@@ -35,6 +48,10 @@ class CheckedFile:
     ok: bool
     problems: int = 0
     detail: str = ""
+    #: Fingerprint of a valid grader definition or calibration set.
+    fingerprint: str | None = None
+    #: Records read (samples of a set, lines of a trials/results/corpus file).
+    records: int | None = None
 
 
 @dataclass
@@ -49,22 +66,31 @@ class ValidationOutcome:
     def ok(self) -> bool:
         return not self.problems and not self.omitted
 
+    @property
+    def problem_count(self) -> int:
+        return len(self.problems) + self.omitted
+
     def to_dict(self) -> dict[str, object]:
         return {
             "schema_version": 1,
             "type": "validation",
             "ok": self.ok,
-            "files": [f.__dict__ for f in self.files],
+            "files": [asdict(f) for f in self.files],
             "problems": [p.to_dict() for p in self.problems],
+            "problem_count": self.problem_count,
             "omitted_problems": self.omitted,
             "notes": self.notes,
             "lock_added": self.lock_added,
         }
 
 
-def classify(path: Path) -> FileType | Literal["tree", "graders", "sets"] | None:
+Kind = FileType | Literal["tree", "graders", "sets", "folder"]
+
+
+def classify(path: Path) -> Kind | None:
+    """What a path is, from its place and name; ``None`` when it cannot be told."""
     if path.is_dir():
-        if (path / "manifest.toml").exists():
+        if (path / MANIFEST_NAME).exists():
             return "set"
         if path.name == GRADERS_DIR:
             return "graders"
@@ -72,21 +98,119 @@ def classify(path: Path) -> FileType | Literal["tree", "graders", "sets"] | None
             return "sets"
         if (path / GRADERS_DIR).is_dir() or (path / SETS_DIR).is_dir():
             return "tree"
-        if path.parent.name == SETS_DIR:
-            return "set"  # a set folder that lacks its manifest: load_set reports it
-        return None
+        if path.parent.name == SETS_DIR or (path / SAMPLES_NAME).exists():
+            return "set"  # a set folder that lacks its manifest: the set check reports it
+        return "folder"
     name = path.name
     if _VERSION_FILE.match(name) or (name.endswith(".toml") and path.parent.parent.name == GRADERS_DIR):
-        return "grader"
-    if name == "manifest.toml":
+        return "grader" if name != LOCK_NAME else None
+    if name == MANIFEST_NAME:
         return "set"
-    if name == "corpus.jsonl" or name.endswith(".corpus.jsonl"):
+    if name == CORPUS_NAME or name.endswith(".corpus.jsonl"):
         return "corpus"
     if name.endswith(".jsonl") and "trials" in name:
         return "trials"
     if name.endswith(".jsonl") and "results" in name:
         return "results"
+    if name == SAMPLES_NAME:
+        return "set"
     return None
+
+
+def _walk(folder: Path) -> list[tuple[Path, Kind]]:
+    """Recognisable things inside a plain folder (sets, trees, grader folders, data files), depth first."""
+    found: list[tuple[Path, Kind]] = []
+    for child in sorted(folder.iterdir()):
+        if child.name.startswith((".", "_")):
+            continue
+        kind = classify(child)
+        if kind == "folder":
+            found.extend(_walk(child))
+        elif kind is not None and not (kind == "set" and child.is_file()):
+            found.append((child, kind))
+    return found
+
+
+@dataclass
+class _Run:
+    root: Path
+    sink: ProblemSink
+    out: ValidationOutcome
+    graders: list[LoadedGrader] = field(default_factory=list)
+    #: graders/ folders walked completely (a locked version missing there is a problem).
+    complete: set[Path] = field(default_factory=set)
+    done: set[tuple[Path, str]] = field(default_factory=set)
+
+    def check(self, path: Path, kind: FileType) -> None:
+        key = (path.resolve(), kind)
+        if key in self.done:
+            return
+        self.done.add(key)
+        shown = display_path(path, self.root)
+        before = self.sink.count
+        checked = CheckedFile(path=shown, type=kind, ok=False)
+        try:
+            if kind == "grader":
+                grader = load_grader(path, root=self.root)
+                self.graders.append(grader)
+                checked.fingerprint = grader.fingerprint
+                checked.detail = f"{grader.ref} ({grader.spec.kind}, {grader.spec.check.value})"
+            elif kind == "set":
+                summary = check_set(path if path.is_dir() else path.parent, root=self.root, sink=self.sink)
+                checked.path = display_path(path if path.is_dir() else path.parent, self.root)
+                checked.fingerprint = summary.fingerprint
+                checked.records = summary.n_samples
+                checked.detail = (
+                    f"{summary.n_samples} samples ({summary.n_good} good, {summary.n_bad} bad), "
+                    f"{summary.n_documents} corpus documents"
+                )
+            elif kind == "corpus":
+                checked.records = len(load_corpus(path, shown=shown, sink=self.sink))
+            elif kind == "trials":
+                checked.records = _check_trials(path, shown, self.sink)
+            elif kind == "results":
+                checked.records = _check_results(path, shown, self.sink)
+        except InvalidInputError as exc:
+            self.sink.absorb(exc)
+        n = self.sink.count - before
+        checked.ok = n == 0
+        checked.problems = n
+        if n:
+            checked.fingerprint = None
+        self.out.files.append(checked)
+
+    def expand(self, path: Path, kind: Kind) -> None:
+        if kind in ("tree", "graders"):
+            base = path if kind == "tree" else path.parent
+            graders_dir = base / GRADERS_DIR
+            self.complete.add(graders_dir.resolve())
+            for g in grader_files(base):
+                self.check(g, "grader")
+        if kind in ("tree", "sets"):
+            base = path if kind == "tree" else path.parent
+            for s in set_folders(base):
+                self.check(s, "set")
+        if kind == "folder":
+            found = _walk(path)
+            if not found:
+                self.sink.add(
+                    Problem(
+                        file=display_path(path, self.root),
+                        message="nothing to validate in this folder",
+                        expected="a calibration-set folder with manifest.toml, graders/<name>/v<N>.toml, "
+                        "corpus.jsonl, *trials*.jsonl or *results*.jsonl",
+                        got="a folder with none of these",
+                        fix="point at a set folder or a file; a set folder needs a manifest.toml",
+                    )
+                )
+            for child, child_kind in found:
+                self.dispatch(child, child_kind)
+
+    def dispatch(self, path: Path, kind: Kind) -> None:
+        if kind in ("tree", "graders", "sets", "folder"):
+            self.expand(path, kind)
+        else:
+            self.check(path, kind)  # type: ignore[arg-type]
 
 
 def validate_paths(
@@ -99,124 +223,137 @@ def validate_paths(
 ) -> ValidationOutcome:
     """Validate every path; never raises for bad data: problems are collected in the outcome."""
     out = ValidationOutcome()
-    sink = ProblemSink(cap)
-    graders: list[LoadedGrader] = []
-
-    def run(path: Path, kind: str) -> None:
-        shown = display_path(path, root)
-        before = sink.count
-        try:
-            if kind == "grader":
-                graders.append(load_grader(path, root=root))
-            elif kind == "set":
-                load_set(path if path.is_dir() else path.parent, root=root, sink=sink)
-            elif kind == "corpus":
-                load_corpus(path, shown=shown, sink=sink)
-            elif kind == "trials":
-                _check_unique(read_jsonl_models(path, Trial, shown=shown, sink=sink), shown, sink)
-            elif kind == "results":
-                _check_unique(read_jsonl_models(path, GradedResult, shown=shown, sink=sink), shown, sink)
-        except InvalidInputError as exc:
-            sink.extend(exc.problems)
-            sink.omitted += exc.omitted
-        n = sink.count - before
-        out.files.append(CheckedFile(path=shown, type=kind, ok=n == 0, problems=n))
-
+    run = _Run(root=root, sink=ProblemSink(cap), out=out)
     for path in paths:
         shown = display_path(path, root)
         if not path.exists():
-            sink.add(Problem(file=shown, message="no such file or folder", fix="check the path"))
-            continue
-        kind = as_type or classify(path)
-        if kind in ("tree", "graders", "sets"):
-            base = path if kind == "tree" else path.parent
-            if kind in ("tree", "graders"):
-                for g in grader_files(base):
-                    run(g, "grader")
-            if kind in ("tree", "sets"):
-                for s in set_folders(base):
-                    run(s, "set")
-            continue
-        if kind is None:
-            sink.add(
+            run.sink.add(
                 Problem(
                     file=shown,
-                    message="cannot tell what this file is"
-                    if path.is_file()
-                    else "a folder with no manifest.toml",
-                    expected="graders/<name>/v<N>.toml, a set folder with manifest.toml, corpus.jsonl, "
-                    "*trials*.jsonl or *results*.jsonl",
-                    got=repr(path.name),
-                    fix="pass --as grader|set|corpus|trials|results"
-                    if path.is_file()
-                    else "add a manifest.toml, or point at a file",
+                    message="no such file or folder",
+                    expected="an existing path",
+                    got="nothing at this path",
+                    fix="check the path",
                 )
             )
             continue
-        run(path, kind)
-
-    _check_lock(graders, root, sink, out, update_lock)
-    out.problems = sink.problems
-    out.omitted = sink.omitted
+        kind: Kind | None = as_type or classify(path)
+        if kind is None:
+            run.sink.add(
+                Problem(
+                    file=shown,
+                    message="cannot tell what this file is",
+                    expected="graders/<name>/v<N>.toml, a set's manifest.toml, corpus.jsonl, *trials*.jsonl "
+                    "or *results*.jsonl",
+                    got=repr(path.name),
+                    fix="rename it, or say what it is with --as grader|set|corpus|trials|results",
+                )
+            )
+            continue
+        run.dispatch(path, kind)
+    if not out.files and not run.sink:
+        out.notes.append("nothing to validate: no grader definitions or calibration sets found")
+    _check_locks(run, update_lock)
+    out.problems = run.sink.problems
+    out.omitted = run.sink.omitted
     return out
 
 
-def _check_unique(
-    items: list[tuple[int, Trial]] | list[tuple[int, GradedResult]], shown: str, sink: ProblemSink
-) -> None:
+def _check_locks(run: _Run, update: bool) -> None:
+    """Check loaded graders against the lock of the ``graders/`` folder they live in."""
+    by_dir: dict[Path, list[LoadedGrader]] = {}
+    for g in run.graders:
+        folder = g.path.resolve().parent.parent
+        if folder.name == GRADERS_DIR:
+            by_dir.setdefault(folder, []).append(g)
+    for folder in sorted(run.complete - set(by_dir)):
+        if (folder / LOCK_NAME).exists():
+            by_dir[folder] = []
+    for folder, graders in sorted(by_dir.items()):
+        try:
+            lock = read_lock_at(folder / LOCK_NAME, root=run.root)
+        except InvalidInputError as exc:
+            run.sink.absorb(exc)
+            continue
+        result = check_graders(graders, lock, root=run.root, update=update, complete=folder in run.complete)
+        run.sink.extend(result.problems)
+        run.out.notes.extend(result.notes)
+        lock_shown = display_path(lock.path, run.root)
+        for ref in result.new:
+            run.out.notes.append(
+                f"{ref} is not in {lock_shown} yet (unreleased); run `graderctl validate --update-lock` "
+                "to release it"
+            )
+        run.out.lock_added.extend(result.added)
+        for problem in result.problems:
+            _mark_failed(run.out, problem.file)
+
+
+def _mark_failed(out: ValidationOutcome, shown: str) -> None:
+    for f in out.files:
+        if f.path == shown:
+            f.ok = False
+            f.problems += 1
+            f.fingerprint = None
+
+
+def _check_trials(path: Path, shown: str, sink: ProblemSink) -> int:
     seen: dict[tuple[str, str], int] = {}
-    for line, item in items:
-        key = (item.task_id, item.trial_id)
-        if key in seen:
+    n = 0
+    with paused_gc():
+        for line, trial in iter_jsonl_models(path, Trial, shown=shown, sink=sink):
+            n += 1
+            _unique_trial(seen, trial.task_id, trial.trial_id, line, shown, sink)
+            _unique_ids([c.id for c in trial.report.claims], "/report/claims", "claim", line, shown, sink)
+            _unique_ids([s.id for s in trial.report.sources], "/report/sources", "source", line, shown, sink)
+    return n
+
+
+def _check_results(path: Path, shown: str, sink: ProblemSink) -> int:
+    seen: dict[tuple[str, str], int] = {}
+    n = 0
+    with paused_gc():
+        for line, result in iter_jsonl_models(path, GradedResult, shown=shown, sink=sink):
+            n += 1
+            _unique_trial(seen, result.task_id, result.trial_id, line, shown, sink)
+    return n
+
+
+def _unique_trial(
+    seen: dict[tuple[str, str], int], task_id: str, trial_id: str, line: int, shown: str, sink: ProblemSink
+) -> None:
+    key = (task_id, trial_id)
+    first = seen.get(key)
+    if first is not None:
+        sink.add(
+            Problem(
+                file=shown,
+                line=line,
+                pointer="/trial_id",
+                message=f"duplicate trial {trial_id!r} of task {task_id!r}",
+                expected="each (task_id, trial_id) once",
+                got=f"the same pair again (first on line {first})",
+                fix="remove the duplicate line, or give the trial its own trial_id",
+            )
+        )
+    else:
+        seen[key] = line
+
+
+def _unique_ids(ids: list[str], base: str, what: str, line: int, shown: str, sink: ProblemSink) -> None:
+    first: dict[str, int] = {}
+    for i, ident in enumerate(ids):
+        if ident in first:
             sink.add(
                 Problem(
                     file=shown,
                     line=line,
-                    pointer="/trial_id",
-                    message=f"duplicate trial {item.trial_id!r} of task {item.task_id!r}",
-                    expected="each trial once",
-                    got=f"also on line {seen[key]}",
-                    fix="remove the duplicate line",
+                    pointer=f"{base}/{i}/id",
+                    message=f"duplicate {what} id {ident!r} in this trial",
+                    expected=f"a unique {what} id",
+                    got=f"{ident!r} again (first at {base}/{first[ident]})",
+                    fix=f"give each {what} its own id",
                 )
             )
         else:
-            seen[key] = line
-
-
-def _check_lock(
-    graders: list[LoadedGrader], root: Path, sink: ProblemSink, out: ValidationOutcome, update: bool
-) -> None:
-    if not graders:
-        return
-    try:
-        lock = read_lock(root)
-    except InvalidInputError as exc:
-        sink.extend(exc.problems)
-        return
-    changed = False
-    for g in graders:
-        locked = lock.entries.get(g.ref)
-        if locked is None:
-            if update:
-                lock.entries[g.ref] = g.fingerprint
-                out.lock_added.append(g.ref)
-                changed = True
-            else:
-                out.notes.append(
-                    f"{g.shown}: {g.ref} is not in {GRADERS_DIR}/graders.lock yet (unreleased); "
-                    "run `graderctl validate --update-lock` to release it"
-                )
-        elif locked != g.fingerprint:
-            sink.add(
-                Problem(
-                    file=g.shown,
-                    message=f"released version {g.ref} was edited: its content no longer matches the lock",
-                    expected=locked,
-                    got=g.fingerprint,
-                    fix=f"bump the version: restore {g.path.name} and put the change in "
-                    f"v{g.spec.version + 1}.toml (version = {g.spec.version + 1}), then run "
-                    "`graderctl validate --update-lock`",
-                )
-            )
-    if changed:
-        write_lock(lock)
+            first[ident] = i

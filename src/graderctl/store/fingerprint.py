@@ -1,7 +1,24 @@
 """Identity hashes of graders and calibration sets.
 
-The algorithm is versioned: ``FINGERPRINT_ALGORITHM`` is hashed in, so a change to the canonical form changes
-every fingerprint at once (and the golden tests in ``tests/store/test_fingerprint.py`` say so).
+A fingerprint is ``sha256:`` + 64 hex digits. The algorithm is versioned: ``FINGERPRINT_ALGORITHM`` is hashed
+in first, so a change to the canonical form changes every fingerprint at once, and the golden tests in
+``tests/store/test_fingerprint.py`` fail until the version string is bumped on purpose. Never change what is
+hashed without bumping it: trust in reports and ``graders/graders.lock`` is bound to these values.
+
+Algorithm ``graderctl-fingerprint-v1``:
+
+* canonical JSON of a value (:func:`canonical_bytes`): object keys sorted, strings in Unicode NFC, floats with
+  an integral value written as integers (TOML ``1`` and ``1.0`` agree), no whitespace, UTF-8.
+* grader: ``sha256("graderctl-fingerprint-v1\\ngrader\\n" + canonical({"definition": <parsed TOML>,
+  "files": {<relative path>: <text with \\n line ends>},
+  "implementation": "<kind>/<implementation version>"}))``.
+  Parsing makes key order, TOML formatting and comments irrelevant.
+* calibration set: ``sha256("graderctl-fingerprint-v1\\nset\\n" + canonical(manifest) + "\\nsamples\\n" +
+  <digest of each sample, ordered by id> + "\\ncorpus\\n" + <digest of each corpus document, ordered by id>)``
+  where an item's digest is the raw SHA-256 of its :func:`item_bytes`. Items are dumps of validated models
+  (``exclude_none``), so defaults are explicit and every field has one JSON type: a float field reads ``1.0``
+  whether the file said ``1`` or ``1.0``; item bytes therefore skip the integral-float rule and are computed
+  by the C JSON encoder, which keeps large sets fast.
 """
 
 from __future__ import annotations
@@ -13,6 +30,7 @@ from collections.abc import Iterable
 from typing import Any
 
 FINGERPRINT_ALGORITHM = "graderctl-fingerprint-v1"
+PREFIX = "sha256:"
 
 
 def canonicalize(value: Any) -> Any:
@@ -30,17 +48,37 @@ def canonicalize(value: Any) -> Any:
     return value
 
 
+# One encoder for every call: ``json.dumps`` with non-default options builds a new one each time.
+_ENCODER = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
 def canonical_bytes(value: Any) -> bytes:
-    return json.dumps(
-        canonicalize(value), sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False
-    ).encode("utf-8")
+    return _ENCODER.encode(canonicalize(value)).encode("utf-8")
+
+
+def _nfc(text: str) -> str:
+    if text.isascii() or unicodedata.is_normalized("NFC", text):
+        return text
+    return unicodedata.normalize("NFC", text)
+
+
+def item_bytes(dump: dict[str, Any]) -> bytes:
+    """Canonical bytes of one set item (a validated model's JSON dump): keys sorted, text in NFC.
+
+    NFC over the whole JSON text equals NFC of each string in it: JSON's own characters are ASCII starters,
+    which no normalisation composes with or reorders around."""
+    return _nfc(_ENCODER.encode(dump)).encode("utf-8")
+
+
+def item_digest(dump: dict[str, Any]) -> bytes:
+    return hashlib.sha256(item_bytes(dump)).digest()
 
 
 def fingerprint_of(kind: str, value: Any) -> str:
     h = hashlib.sha256()
     h.update(f"{FINGERPRINT_ALGORITHM}\n{kind}\n".encode())
     h.update(canonical_bytes(value))
-    return "sha256:" + h.hexdigest()
+    return PREFIX + h.hexdigest()
 
 
 def grader_fingerprint(
@@ -49,22 +87,45 @@ def grader_fingerprint(
     """Over the resolved definition (as parsed from TOML), the text of every file it references and the kind's
     implementation version. Line ends in referenced files are normalised to ``\\n`` so a checkout on Windows
     does not change it."""
-    texts = {name: text.replace("\r\n", "\n") for name, text in files.items()}
+    texts = {name: text.replace("\r\n", "\n").replace("\r", "\n") for name, text in files.items()}
     return fingerprint_of(
         "grader", {"definition": definition, "files": texts, "implementation": implementation}
     )
 
 
+class SetFingerprinter:
+    """Builds a calibration-set fingerprint from items fed one at a time (any order), keeping only a
+    32-byte digest per item."""
+
+    def __init__(self) -> None:
+        self._samples: list[tuple[str, bytes]] = []
+        self._corpus: list[tuple[str, bytes]] = []
+
+    def add_sample(self, dump: dict[str, Any]) -> None:
+        self._samples.append((_nfc(str(dump.get("id", ""))), item_digest(dump)))
+
+    def add_document(self, dump: dict[str, Any]) -> None:
+        self._corpus.append((_nfc(str(dump.get("id", ""))), item_digest(dump)))
+
+    def fingerprint(self, manifest: dict[str, Any]) -> str:
+        h = hashlib.sha256()
+        h.update(f"{FINGERPRINT_ALGORITHM}\nset\n".encode())
+        h.update(canonical_bytes(manifest))
+        for part, items in (("samples", self._samples), ("corpus", self._corpus)):
+            h.update(f"\n{part}\n".encode())
+            for _, digest in sorted(items):
+                h.update(digest)
+        return PREFIX + h.hexdigest()
+
+
 def set_fingerprint(
     manifest: dict[str, Any], samples: Iterable[dict[str, Any]], corpus: Iterable[dict[str, Any]]
 ) -> str:
-    """Over the manifest, the samples ordered by id and the corpus documents ordered by id."""
-    h = hashlib.sha256()
-    h.update(f"{FINGERPRINT_ALGORITHM}\nset\n".encode())
-    h.update(canonical_bytes(manifest))
-    for part, items in (("samples", samples), ("corpus", corpus)):
-        h.update(f"\n{part}\n".encode())
-        for item in sorted(items, key=lambda d: str(d.get("id", ""))):
-            h.update(canonical_bytes(item))
-            h.update(b"\n")
-    return "sha256:" + h.hexdigest()
+    """Over the manifest, the samples ordered by id and the corpus documents ordered by id (each given as
+    the JSON dump of its validated model, ``exclude_none=True``)."""
+    fp = SetFingerprinter()
+    for s in samples:
+        fp.add_sample(s)
+    for d in corpus:
+        fp.add_document(d)
+    return fp.fingerprint(manifest)

@@ -1,28 +1,57 @@
-"""``graders/graders.lock``: released grader versions and their fingerprints. A released version is
-immutable: when its content changes, its fingerprint no longer matches the lock and ``validate`` fails."""
+"""``graders/graders.lock``: released grader versions and their fingerprints.
+
+A released version is immutable: when its definition or a file it references changes, its fingerprint no
+longer matches the lock and ``validate`` fails, saying to bump the version. New versions are added by
+``graderctl validate --update-lock``; an entry whose content changed is never rewritten.
+
+The lock also records the kind implementation (``<kind>/<implementation_version>``) each entry was locked
+with. When only that changed (a new release of the kind's code), the definition is still the released one:
+``validate`` says so in a note (trust bound to the old fingerprint lapses) and ``--update-lock`` records the
+new fingerprint.
+
+Format::
+
+    schema_version = 1
+
+    [graders]
+    "claim-support@1" = "sha256:..."
+
+    [implementations]
+    "claim-support@1" = "claim_support/1"
+"""
 
 from __future__ import annotations
 
-import tomllib
-from dataclasses import dataclass
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from graderctl.errors import InvalidInputError, Problem
 from graderctl.store.atomic import atomic_write_text
-from graderctl.store.project import GRADERS_DIR, LOCK_NAME
-from graderctl.store.readers import display_path, read_toml
+from graderctl.store.fingerprint import grader_fingerprint
+from graderctl.store.project import _VERSION_FILE, GRADERS_DIR, LOCK_NAME
+from graderctl.store.readers import display_path, read_toml, toml_line_of
+
+if TYPE_CHECKING:
+    from graderctl.store.project import LoadedGrader
 
 _HEADER = (
     "# Released grader versions and their fingerprints. A released version is never edited:\n"
     "# change anything that can change a verdict and bump the version (new v<N+1>.toml).\n"
     "# New versions are added by `graderctl validate --update-lock`; existing entries are never rewritten.\n"
 )
+_REF = re.compile(r"^[a-z0-9][a-z0-9._-]*@[1-9][0-9]*$")
+_FINGERPRINT = re.compile(r"^sha256:[0-9a-f]{64}$")
 
 
 @dataclass
 class Lock:
     path: Path
     entries: dict[str, str]
+    #: ``name@version`` -> ``<kind>/<implementation_version>`` it was locked with (may be absent).
+    implementations: dict[str, str] = field(default_factory=dict)
 
 
 def lock_path(root: Path) -> Path:
@@ -30,38 +59,216 @@ def lock_path(root: Path) -> Path:
 
 
 def read_lock(root: Path) -> Lock:
-    path = lock_path(root)
+    """The lock of the project at ``root`` (empty when there is none)."""
+    return read_lock_at(lock_path(root), root=root)
+
+
+def read_lock_at(path: Path, *, root: Path | None = None) -> Lock:
+    """Read a lock file; every malformed entry is reported (``InvalidInputError``, exit 3)."""
     if not path.exists():
         return Lock(path=path, entries={})
     shown = display_path(path, root)
-    data, _ = read_toml(path, shown)
-    graders = data.get("graders", {})
-    if (
-        data.get("schema_version") != 1
-        or not isinstance(graders, dict)
-        or not all(isinstance(v, str) and v.startswith("sha256:") for v in graders.values())
-    ):
-        raise InvalidInputError(
-            f"{shown}: malformed lock",
-            [
+    data, text = read_toml(path, shown)
+    line_of = toml_line_of(text)
+    problems: list[Problem] = []
+    fix = (
+        "restore graders.lock from version control; "
+        "new entries are written by `graderctl validate --update-lock`"
+    )
+    if data.get("schema_version") != 1:
+        problems.append(
+            Problem(
+                file=shown,
+                line=line_of(("schema_version",)),
+                pointer="/schema_version",
+                message="unsupported or missing lock schema_version",
+                expected="1",
+                got=repr(data.get("schema_version", "nothing")),
+                fix=fix,
+            )
+        )
+    for key in data:
+        if key not in ("schema_version", "graders", "implementations"):
+            problems.append(
                 Problem(
                     file=shown,
-                    message="malformed lock file",
-                    expected='schema_version = 1 and a [graders] table of "name@version" = "sha256:..."',
-                    got="something else",
-                    fix="restore it from version control",
+                    line=line_of((key,)),
+                    pointer=f"/{key}",
+                    message=f"unknown key {key!r} in the lock",
+                    expected="schema_version, [graders], [implementations]",
+                    got=repr(key),
+                    fix=fix,
                 )
-            ],
-        )
-    return Lock(path=path, entries=dict(graders))
+            )
+    entries: dict[str, str] = {}
+    implementations: dict[str, str] = {}
+    for table, pattern, what, target in (
+        ("graders", _FINGERPRINT, '"sha256:" and 64 hex digits', entries),
+        ("implementations", None, "a string such as claim_support/1", implementations),
+    ):
+        value = data.get(table, {})
+        if not isinstance(value, dict):
+            problems.append(
+                Problem(
+                    file=shown,
+                    line=line_of((table,)),
+                    pointer=f"/{table}",
+                    message=f"[{table}] is not a table",
+                    expected=f'a [{table}] table of "name@version" = ...',
+                    got=type(value).__name__,
+                    fix=fix,
+                )
+            )
+            continue
+        for ref, fp in value.items():
+            bad_ref = not _REF.match(ref)
+            bad_value = not isinstance(fp, str) or (pattern is not None and not pattern.match(fp))
+            if bad_ref or bad_value:
+                problems.append(
+                    Problem(
+                        file=shown,
+                        line=line_of((table, ref)),
+                        pointer=f"/{table}/{ref.replace('~', '~0').replace('/', '~1')}",
+                        message="malformed lock entry",
+                        expected=f'"name@version" = {what}',
+                        got=f"{ref!r} = {fp!r}",
+                        fix=fix,
+                    )
+                )
+                continue
+            target[ref] = str(fp)
+    if problems:
+        raise InvalidInputError(f"{shown}: malformed lock", problems)
+    return Lock(path=path, entries=entries, implementations=implementations)
 
 
 def write_lock(lock: Lock) -> None:
+    """Write the lock (sorted, atomically)."""
     lines = [_HEADER, "schema_version = 1", "", "[graders]"]
-    for ref in sorted(lock.entries):
-        lines.append(f'"{ref}" = "{lock.entries[ref]}"')
+    lines += [f'"{ref}" = "{lock.entries[ref]}"' for ref in sorted(lock.entries)]
+    impl = {ref: v for ref, v in lock.implementations.items() if ref in lock.entries}
+    if impl:
+        lines += ["", "[implementations]"]
+        lines += [f'"{ref}" = "{impl[ref]}"' for ref in sorted(impl)]
     atomic_write_text(lock.path, "\n".join(lines) + "\n")
 
 
 def parse_lock_text(text: str) -> dict[str, str]:
+    import tomllib
+
     return dict(tomllib.loads(text).get("graders", {}))
+
+
+# --- checking graders against the lock ----------------------------------------------------------------
+
+
+@dataclass
+class LockCheck:
+    problems: list[Problem] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    #: Refs not in the lock yet (unreleased).
+    new: list[str] = field(default_factory=list)
+    #: Refs whose kind implementation changed while the definition did not.
+    reimplemented: list[str] = field(default_factory=list)
+    #: Refs added or refreshed by ``update``.
+    added: list[str] = field(default_factory=list)
+
+
+def implementation_of(grader: LoadedGrader) -> str:
+    return f"{grader.kind.name}/{grader.kind.implementation_version}"
+
+
+def _next_version(grader: LoadedGrader) -> int:
+    versions = [
+        int(m.group(1)) for p in grader.path.parent.glob("v*.toml") if (m := _VERSION_FILE.match(p.name))
+    ]
+    return max([grader.spec.version, *versions]) + 1
+
+
+def check_graders(
+    graders: Iterable[LoadedGrader],
+    lock: Lock,
+    *,
+    root: Path | None = None,
+    update: bool = False,
+    complete: bool = False,
+) -> LockCheck:
+    """Compare loaded graders with the lock. ``update`` adds new versions (and refreshes entries whose
+    kind implementation alone changed) and writes the lock; ``complete`` says ``graders`` is every
+    definition under the lock's folder, so a locked version without its file is reported."""
+    graders = list(graders)
+    out = LockCheck()
+    lock_shown = display_path(lock.path, root)
+    seen: set[str] = set()
+    for g in graders:
+        ref = g.ref
+        seen.add(ref)
+        locked = lock.entries.get(ref)
+        impl = implementation_of(g)
+        if locked is None:
+            out.new.append(ref)
+            continue
+        if locked == g.fingerprint:
+            continue
+        old_impl = lock.implementations.get(ref)
+        if (
+            old_impl is not None
+            and old_impl != impl
+            and grader_fingerprint(g.definition, g.files, implementation=old_impl) == locked
+        ):
+            out.reimplemented.append(ref)
+            out.notes.append(
+                f"{g.shown}: the {g.kind.name!r} kind's implementation changed ({old_impl} -> {impl}) "
+                f"since {ref} was released; its definition is unchanged, but its fingerprint is now "
+                f"{g.fingerprint}, so calibrations of the old fingerprint no longer apply: "
+                f"re-run `graderctl calibrate {ref}` and record it with `graderctl validate --update-lock`"
+            )
+            continue
+        files = ", ".join(sorted(g.files))
+        changed = "its definition" + (f" or a file it references ({files})" if files else "")
+        nxt = _next_version(g)
+        out.problems.append(
+            Problem(
+                file=g.shown,
+                message=f"released version {ref} was edited: {changed} no longer matches {lock_shown}",
+                expected=f"the released content ({locked})",
+                got=f"changed content ({g.fingerprint})",
+                fix=f"bump the version: restore {g.shown} as released (e.g. `git checkout -- {g.shown}`), "
+                f"put the change in {g.path.parent.name}/v{nxt}.toml with version = {nxt}, then run "
+                "`graderctl validate --update-lock`",
+            )
+        )
+    if complete:
+        for ref in sorted(set(lock.entries) - seen):
+            name, _, version = ref.partition("@")
+            expected_file = lock.path.parent / name / f"v{version}.toml"
+            if expected_file.exists():
+                continue  # present but invalid: its own problems are reported
+            out.problems.append(
+                Problem(
+                    file=lock_shown,
+                    message=f"released version {ref} is in the lock but its definition is missing",
+                    expected=f"the file {display_path(expected_file, root)}",
+                    got="no file",
+                    fix="restore the file (reports and trust refer to it); if the version was never used, "
+                    f"delete its lines from {lock_shown}",
+                )
+            )
+    if update:
+        by_ref = {g.ref: g for g in graders}
+        for ref in [*out.new, *out.reimplemented]:
+            g = by_ref[ref]
+            lock.entries[ref] = g.fingerprint
+            lock.implementations[ref] = implementation_of(g)
+            out.added.append(ref)
+        for ref, g in by_ref.items():  # record implementations of entries locked before they were recorded
+            if lock.entries.get(ref) == g.fingerprint and ref not in lock.implementations:
+                lock.implementations[ref] = implementation_of(g)
+                if ref not in out.added:
+                    out.added.append(ref)
+        out.new = []
+        out.reimplemented = []
+        out.notes = []
+        if out.added:
+            write_lock(lock)
+    return out

@@ -1,9 +1,14 @@
-"""Collecting problems found in input files, up to a cap, with a count of the rest."""
+"""Collecting problems found in input files, up to a cap, with a count of the rest; turning pydantic errors
+into problems a person can act on (pointer, expected, got, fix)."""
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+import json
+import types
+import typing
+from collections.abc import Callable, Iterable
+from enum import Enum
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -31,6 +36,13 @@ class ProblemSink:
         for p in problems:
             self.add(p)
 
+    def absorb(self, exc: InvalidInputError) -> None:
+        """Take over the problems (and the count of omitted ones) of an error raised by a loader."""
+        self.extend(exc.problems)
+        self.omitted += exc.omitted
+        if not exc.problems and not exc.omitted:
+            self.add(Problem(file="?", message=str(exc)))
+
     @property
     def count(self) -> int:
         return len(self.problems) + self.omitted
@@ -45,68 +57,118 @@ class ProblemSink:
 
 def pointer(loc: Iterable[Any]) -> str:
     """A JSON pointer (RFC 6901) for a pydantic error location."""
-    parts = []
-    for item in loc:
-        text = str(item).replace("~", "~0").replace("/", "~1")
-        parts.append(text)
+    parts = [str(item).replace("~", "~0").replace("/", "~1") for item in loc]
     return "/" + "/".join(parts) if parts else ""
 
 
-def _short(value: Any, limit: int = 60) -> str:
-    import json
-
+def short_value(value: Any, limit: int = 60) -> str:
+    """A value as JSON, shortened for a one-line message."""
     try:
-        text = json.dumps(value, ensure_ascii=False)
+        text = json.dumps(value, ensure_ascii=False, default=str)
     except (TypeError, ValueError):
         text = repr(value)
+    text = text.replace("\n", "\\n").replace("\r", "\\r")
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _type_name(value: Any) -> str:
+def type_name(value: Any) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
     return {
         dict: "an object",
         list: "an array",
         str: "a string",
-        bool: "a boolean",
         int: "an integer",
         float: "a number",
         type(None): "null",
     }.get(type(value), type(value).__name__)
 
 
-def _fields_at(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
-    """Field names of the (nested) model at ``loc``, for suggesting the nearest known name."""
-    import typing
+def _got(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, dict) and not value:
+        return "an empty object {}"
+    if isinstance(value, list) and not value:
+        return "an empty array []"
+    return f"{type_name(value)} {short_value(value)}"
 
-    current: Any = model
+
+# --- the model structure behind an error location ----------------------------------------------------
+
+
+class _DictOf:
+    """Marks a ``dict[str, X]`` on the way down a location: the next part is a key, not a field."""
+
+    def __init__(self, values: list[Any]) -> None:
+        self.values = values
+
+
+def _unwrap(ann: Any) -> list[Any]:
+    """The component types of an annotation: ``X | None`` -> [X]; ``list[X]`` -> [X]; ``dict[str, X]`` ->
+    [_DictOf([X])]."""
+    origin = typing.get_origin(ann)
+    if origin is typing.Annotated:
+        return _unwrap(typing.get_args(ann)[0])
+    if origin in (typing.Union, types.UnionType):
+        return [a for arg in typing.get_args(ann) if arg is not type(None) for a in _unwrap(arg)]
+    if origin in (list, tuple, set, frozenset):
+        args = typing.get_args(ann)
+        return [a for arg in args[:1] for a in _unwrap(arg)]
+    if origin is dict:
+        args = typing.get_args(ann)
+        return [_DictOf(_unwrap(args[1]) if len(args) == 2 else [])]
+    return [ann]
+
+
+def _is_model(t: Any) -> bool:
+    return isinstance(t, type) and issubclass(t, BaseModel)
+
+
+def _field_type_at(model: type[BaseModel], loc: tuple[Any, ...]) -> list[Any]:
+    """Candidate types at ``loc`` inside ``model`` (several for unions)."""
+    current: list[Any] = [model]
     for part in loc:
         if isinstance(part, int):
-            continue
-        if not (isinstance(current, type) and issubclass(current, BaseModel)):
+            continue  # list index: _unwrap already descended into the item type
+        nxt: list[Any] = []
+        for t in current:
+            if _is_model(t):
+                field = t.model_fields.get(str(part))
+                if field is not None:
+                    nxt.extend(_unwrap(field.annotation))
+            elif isinstance(t, _DictOf):
+                nxt.extend(t.values)
+        if not nxt:
             return []
-        field = current.model_fields.get(str(part))
-        if field is None:
-            return []
-        ann = field.annotation
-        # unwrap Optional[...] / list[...]
-        for _ in range(3):
-            args = [a for a in typing.get_args(ann) if a is not type(None)]
-            if isinstance(ann, type) and issubclass(ann, BaseModel):
-                break
-            if not args:
-                break
-            ann = args[0]
-        current = ann
-    if isinstance(current, type) and issubclass(current, BaseModel):
-        return list(current.model_fields)
-    return []
+        current = nxt
+    return current
+
+
+def _fields_at(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
+    """Field names of the (nested) model at ``loc``, for suggesting the nearest known name."""
+    names: list[str] = []
+    for t in _field_type_at(model, loc):
+        if _is_model(t):
+            names.extend(n for n in t.model_fields if n not in names)
+    return names
+
+
+def _allowed_values(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
+    out: list[str] = []
+    for t in _field_type_at(model, loc):
+        if isinstance(t, type) and issubclass(t, Enum):
+            out.extend(str(m.value) for m in t)
+        elif typing.get_origin(t) is typing.Literal:
+            out.extend(str(a) for a in typing.get_args(t))
+    return out
 
 
 _EXPECTED = {
-    "missing": "this required field",
     "string_type": "a string",
     "int_type": "an integer",
     "int_parsing": "an integer",
+    "int_from_float": "an integer",
     "float_type": "a number",
     "float_parsing": "a number",
     "bool_type": "true or false",
@@ -115,11 +177,38 @@ _EXPECTED = {
     "dict_type": "an object",
     "model_type": "an object",
     "model_attributes_type": "an object",
+    "none_required": "null",
     "string_too_short": "a non-empty string",
     "too_short": "a non-empty array",
-    "literal_error": "one of the allowed values",
-    "enum": "one of the allowed values",
+    "finite_number": "a finite number",
 }
+
+
+def _bound(ctx: dict[str, Any], etype: str) -> str | None:
+    words = {
+        "greater_than_equal": ("ge", "a number >= {}"),
+        "greater_than": ("gt", "a number > {}"),
+        "less_than_equal": ("le", "a number <= {}"),
+        "less_than": ("lt", "a number < {}"),
+    }
+    if etype in words:
+        key, template = words[etype]
+        if key in ctx:
+            return template.format(ctx[key])
+    if etype == "string_pattern_mismatch" and "pattern" in ctx:
+        return f"text matching {ctx['pattern']}"
+    if etype in ("string_too_long", "too_long") and "max_length" in ctx:
+        return (
+            f"at most {ctx['max_length']} item(s)"
+            if etype == "too_long"
+            else f"at most {ctx['max_length']} characters"
+        )
+    return None
+
+
+def _clean_loc(loc: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Drop pydantic's internal location parts (``function-after[...]``, union member tags)."""
+    return tuple(p for p in loc if not (isinstance(p, str) and ("[" in p and "]" in p)))
 
 
 def problems_from_validation(
@@ -129,62 +218,83 @@ def problems_from_validation(
     model: type[BaseModel],
     line: int | None = None,
     pointer_prefix: str = "",
-    line_of: Any = None,
+    line_of: Callable[[tuple[Any, ...]], int | None] | None = None,
 ) -> list[Problem]:
     """Turn a pydantic error into one problem per field, with pointer, expected, got and a fix."""
     out: list[Problem] = []
+    seen: set[tuple[str, str]] = set()
     for err in exc.errors(include_url=False):
-        loc = tuple(err.get("loc", ()))
-        # drop pydantic's union/tag noise such as 'function-after[...]'
-        loc = tuple(p for p in loc if not (isinstance(p, str) and ("[" in p and "]" in p)))
+        loc = _clean_loc(tuple(err.get("loc", ())))
         ptr = pointer_prefix + pointer(loc)
-        etype = err.get("type", "")
+        etype = str(err.get("type", ""))
         value = err.get("input")
+        ctx: dict[str, Any] = dict(err.get("ctx") or {})
         where_line = line_of(loc) if line_of is not None else line
+        if (ptr, etype) in seen:
+            continue
+        seen.add((ptr, etype))
         if etype == "extra_forbidden":
             name = str(loc[-1]) if loc else "?"
             known = _fields_at(model, loc[:-1])
             close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
-            fix = f"did you mean {close[0]!r}?" if close else None
-            if not fix and known:
-                fix = "remove it; known fields here: " + ", ".join(known)
+            if close:
+                hint = f"did you mean {close[0]!r}?"
+            elif known:
+                hint = "remove it; known fields here: " + ", ".join(known)
+            else:
+                hint = "remove it"
             out.append(
                 Problem(
                     file=file,
                     line=where_line,
                     pointer=ptr,
                     message=f"unknown field {name!r}",
-                    expected="one of the known fields",
+                    expected="one of the known fields" if not known else "one of: " + ", ".join(known),
                     got=repr(name),
-                    fix=fix,
+                    fix=hint,
                 )
             )
             continue
         if etype == "missing":
+            name = str(loc[-1]) if loc else "?"
             out.append(
                 Problem(
                     file=file,
                     line=where_line,
                     pointer=ptr,
-                    message="missing required field",
-                    expected=f"a value for {loc[-1]!r}" if loc else "a value",
+                    message=f"missing required field {name!r}",
+                    expected=f"a value for {name!r}",
                     got="nothing",
-                    fix=f"add {loc[-1]!r}" if loc else None,
+                    fix=f"add {name!r}",
                 )
             )
             continue
-        expected = _EXPECTED.get(etype)
         msg = str(err.get("msg", "invalid value"))
-        if expected is None or etype in ("literal_error", "enum"):
-            ctx = err.get("ctx") or {}
-            expected = str(ctx.get("expected")) if "expected" in ctx else (expected or msg)
-        if etype.startswith("value_error") or etype == "assertion_error":
-            expected = msg.removeprefix("Value error, ")
+        fix: str | None = None
+        if etype in ("enum", "literal_error"):
+            allowed = _allowed_values(model, loc) or []
+            expected = " or ".join(repr(a) for a in allowed) if allowed else str(ctx.get("expected", msg))
+            if isinstance(value, str) and allowed:
+                close = difflib.get_close_matches(value, allowed, n=1, cutoff=0.6)
+                if close:
+                    fix = f"did you mean {close[0]!r}?"
+            msg = "value not allowed"
+        elif etype.startswith("value_error") or etype == "assertion_error":
+            expected = msg.removeprefix("Value error, ").removeprefix("Assertion failed, ")
             msg = "invalid value"
-        got = (
-            f"{_type_name(value)} {_short(value)}"
-            if not isinstance(value, dict | list)
-            else _type_name(value)
+        else:
+            expected = _bound(ctx, etype) or _EXPECTED.get(etype) or msg
+            if etype in _EXPECTED or _bound(ctx, etype):
+                msg = "wrong type" if etype.endswith(("_type", "_parsing")) else "invalid value"
+        out.append(
+            Problem(
+                file=file,
+                line=where_line,
+                pointer=ptr,
+                message=msg,
+                expected=expected,
+                got=_got(value),
+                fix=fix,
+            )
         )
-        out.append(Problem(file=file, line=where_line, pointer=ptr, message=msg, expected=expected, got=got))
     return out

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
+import difflib
+import json
 import os
 import re
-from collections.abc import Iterable
+import typing
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -12,25 +16,38 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from graderctl.errors import InvalidInputError, PluginError, Problem
-from graderctl.models.base import Check
+from graderctl.models.base import Check, Label
 from graderctl.models.calset import (
+    INPUT_MODELS,
     SAMPLE_MODELS,
     ClaimSupportSample,
     CorpusDocument,
     Sample,
     SetManifest,
     SourceExistenceSample,
+    _SampleBase,
 )
 from graderctl.models.grader import GraderSpec
-from graderctl.plugin import Corpus, GraderKind, GradingContext, get_kind
-from graderctl.store.fingerprint import grader_fingerprint, set_fingerprint
+from graderctl.plugin import Corpus, GraderKind, GradingContext, get_kind, kinds
+from graderctl.store.fingerprint import SetFingerprinter, grader_fingerprint
 from graderctl.store.problems import ProblemSink, problems_from_validation
-from graderctl.store.readers import display_path, read_jsonl_models, read_toml, toml_line_of
+from graderctl.store.readers import (
+    BOM,
+    display_path,
+    iter_jsonl_models,
+    paused_gc,
+    read_toml,
+    toml_line_of,
+    validate_toml_data,
+)
 
 GRADERS_DIR = "graders"
 SETS_DIR = "calibration_sets"
 REPORTS_DIR = "reports"
 LOCK_NAME = "graders.lock"
+MANIFEST_NAME = "manifest.toml"
+SAMPLES_NAME = "samples.jsonl"
+CORPUS_NAME = "corpus.jsonl"
 _VERSION_FILE = re.compile(r"^v(\d+)\.toml$")
 
 
@@ -76,68 +93,75 @@ class LoadedGrader:
         return self.kind(self.params, context)
 
 
+def _kind_problem(shown: str, line: int | None, name: str) -> Problem:
+    """An unknown kind, with the nearest known name; or why the kinds could not be loaded at all."""
+    try:
+        known = sorted(kinds())
+    except PluginError as exc:
+        return Problem(
+            file=shown,
+            line=line,
+            pointer="/kind",
+            message=f"cannot look up grader kinds: {exc}",
+            fix="reinstall or remove the broken plugin package",
+        )
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    return Problem(
+        file=shown,
+        line=line,
+        pointer="/kind",
+        message=f"unknown grader kind {name!r}",
+        expected="one of: " + (", ".join(known) or "no kinds installed"),
+        got=repr(name),
+        fix=f"did you mean {close[0]!r}?"
+        if close
+        else "use a built-in kind, or install the package that provides this one",
+    )
+
+
+def _kind_hook_failed(shown: str, kind: type[GraderKind], hook: str, exc: Exception) -> Problem:
+    return Problem(
+        file=shown,
+        pointer="/params",
+        message=f"grader kind {kind.name!r} failed in {hook}(): {type(exc).__name__}: {exc}",
+        fix="this is a bug in the kind; report it to its authors (run with --debug for details)",
+    )
+
+
 def load_grader(path: Path, *, root: Path | None = None, check_path: bool = True) -> LoadedGrader:
-    """Load and validate one grader definition; raise :class:`InvalidInputError` with every problem."""
+    """Load and validate one grader definition; raise :class:`InvalidInputError` with every problem.
+
+    Checks the schema (strictly), that the name and version match ``graders/<name>/v<N>.toml``, that the kind
+    exists and can grade the check, the kind's own params and definition checks, and that every referenced
+    file can be read. Lock checks (released versions) are :mod:`graderctl.store.lock`'s."""
     shown = display_path(path, root)
     data, text = read_toml(path, shown)
     line_of = toml_line_of(text)
     sink = ProblemSink()
     try:
-        spec = GraderSpec.model_validate(data)
+        spec = validate_toml_data(GraderSpec, data)
     except ValidationError as exc:
         sink.extend(problems_from_validation(exc, file=shown, model=GraderSpec, line_of=line_of))
+        _path_problems(path, shown, data, line_of, sink, check_path)
         sink.raise_if_any(shown)
         raise AssertionError("unreachable") from None
-    if check_path:
-        m = _VERSION_FILE.match(path.name)
-        if path.parent.name != spec.name:
-            sink.add(
-                Problem(
-                    file=shown,
-                    line=line_of(("name",)),
-                    pointer="/name",
-                    message="the name does not match the folder",
-                    expected=repr(path.parent.name),
-                    got=repr(spec.name),
-                    fix=f"set name = {path.parent.name!r} or move the file",
-                )
-            )
-        if m is None:
-            sink.add(
-                Problem(
-                    file=shown,
-                    message="a grader definition is named v<N>.toml",
-                    expected="v1.toml, v2.toml, ...",
-                    got=repr(path.name),
-                )
-            )
-        elif int(m.group(1)) != spec.version:
-            sink.add(
-                Problem(
-                    file=shown,
-                    line=line_of(("version",)),
-                    pointer="/version",
-                    message="the version does not match the file name",
-                    expected=m.group(1),
-                    got=str(spec.version),
-                    fix=f"set version = {m.group(1)} or rename the file",
-                )
-            )
+    _path_problems(path, shown, data, line_of, sink, check_path)
     try:
         kind = get_kind(spec.kind)
-    except PluginError as exc:
-        sink.add(Problem(file=shown, line=line_of(("kind",)), pointer="/kind", message=str(exc)))
+    except PluginError:
+        sink.add(_kind_problem(shown, line_of(("kind",)), spec.kind))
         sink.raise_if_any(shown)
-        raise
+        raise AssertionError("unreachable") from None
     if kind.checks and spec.check not in kind.checks:
         sink.add(
             Problem(
                 file=shown,
                 line=line_of(("check",)),
                 pointer="/check",
-                message=f"kind {spec.kind!r} cannot grade this check",
-                expected=" or ".join(sorted(c.value for c in kind.checks)),
+                message=f"grader kind {spec.kind!r} cannot grade this check",
+                expected=" or ".join(repr(c.value) for c in sorted(kind.checks)),
                 got=repr(spec.check.value),
+                fix="change check, or use a kind that grades it",
             )
         )
     if kind.model_based and spec.judge is None:
@@ -145,10 +169,10 @@ def load_grader(path: Path, *, root: Path | None = None, check_path: bool = True
             Problem(
                 file=shown,
                 pointer="/judge",
-                message=f"kind {spec.kind!r} is model-based",
-                expected="a [judge] block with model and provider",
-                got="none",
-                fix='add [judge] model = "..." provider = "..."',
+                message=f"grader kind {spec.kind!r} calls a model, so the definition must name it",
+                expected="a [judge] table with model and provider",
+                got="no [judge] table",
+                fix='add [judge] with model = "..." and provider = "..."',
             )
         )
     params: BaseModel | None = None
@@ -164,23 +188,22 @@ def load_grader(path: Path, *, root: Path | None = None, check_path: bool = True
                 line_of=lambda loc: line_of(("params", *loc)),
             )
         )
+    except Exception as exc:  # a plugin's validator crashed: report it, do not crash
+        sink.add(_kind_hook_failed(shown, kind, "Params.model_validate", exc))
     files: dict[str, str] = {}
     if params is not None:
-        for msg in kind.validate_definition(params, path.parent):
-            sink.add(Problem(file=shown, pointer="/params", message=msg))
-        for rel in kind.referenced_files(params):
-            ref_path = (path.parent / rel).resolve()
-            try:
-                files[rel] = ref_path.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as exc:
-                sink.add(
-                    Problem(
-                        file=shown,
-                        pointer="/params",
-                        message=f"cannot read referenced file {rel!r}: {exc}",
-                        fix="check the path, relative to the definition's folder",
-                    )
-                )
+        try:
+            for msg in kind.validate_definition(params, path.parent):
+                sink.add(Problem(file=shown, line=line_of(("params",)), pointer="/params", message=msg))
+            referenced = list(kind.referenced_files(params))
+        except Exception as exc:
+            sink.add(_kind_hook_failed(shown, kind, "validate_definition/referenced_files", exc))
+            referenced = []
+        for rel in referenced:
+            files_problem = _read_referenced(path, shown, rel, files)
+            if files_problem is not None:
+                files_problem = dataclasses.replace(files_problem, line=line_of(("params",)))
+                sink.add(files_problem)
     sink.raise_if_any(shown)
     assert params is not None
     return LoadedGrader(
@@ -195,6 +218,94 @@ def load_grader(path: Path, *, root: Path | None = None, check_path: bool = True
         kind=kind,
         params=params,
     )
+
+
+def _read_referenced(path: Path, shown: str, rel: str, files: dict[str, str]) -> Problem | None:
+    """Read one file a definition references (relative to the definition's folder) into ``files``."""
+    if Path(rel).is_absolute():
+        return Problem(
+            file=shown,
+            pointer="/params",
+            message=f"referenced file {rel!r} is an absolute path",
+            expected="a path relative to the definition's folder",
+            got=repr(rel),
+            fix="put the file beside the definition and name it relatively, so the project can move",
+        )
+    ref_path = path.parent / rel
+    try:
+        data = ref_path.read_bytes()
+    except OSError as exc:
+        return Problem(
+            file=shown,
+            pointer="/params",
+            message=f"cannot read referenced file {rel!r}: {exc.strerror or exc}",
+            expected="a readable file relative to the definition's folder",
+            got="no file" if isinstance(exc, FileNotFoundError) else "an unreadable path",
+            fix="check the path, relative to the definition's folder",
+        )
+    if data.startswith(BOM):
+        data = data[len(BOM) :]
+    try:
+        files[rel] = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return Problem(
+            file=shown,
+            pointer="/params",
+            message=f"referenced file {rel!r} is not UTF-8 text",
+            expected="UTF-8 text",
+            got=f"byte 0x{data[exc.start]:02x} at offset {exc.start}",
+            fix=f"re-save {rel} as UTF-8",
+        )
+    return None
+
+
+def _path_problems(
+    path: Path,
+    shown: str,
+    data: dict[str, Any],
+    line_of: Callable[[tuple[Any, ...]], int | None],
+    sink: ProblemSink,
+    check_path: bool,
+) -> None:
+    """The definition's name and version must match ``graders/<name>/v<N>.toml``."""
+    if not check_path:
+        return
+    name, version = data.get("name"), data.get("version")
+    if isinstance(name, str) and name and path.parent.name != name:
+        sink.add(
+            Problem(
+                file=shown,
+                line=line_of(("name",)),
+                pointer="/name",
+                message="the name does not match the folder",
+                expected=repr(path.parent.name),
+                got=repr(name),
+                fix=f"set name = {path.parent.name!r}, or move the file to graders/{name}/",
+            )
+        )
+    m = _VERSION_FILE.match(path.name)
+    if m is None:
+        sink.add(
+            Problem(
+                file=shown,
+                message="a grader definition is named v<N>.toml",
+                expected="v1.toml, v2.toml, ...",
+                got=repr(path.name),
+                fix="rename the file after its version",
+            )
+        )
+    elif isinstance(version, int) and not isinstance(version, bool) and int(m.group(1)) != version:
+        sink.add(
+            Problem(
+                file=shown,
+                line=line_of(("version",)),
+                pointer="/version",
+                message="the version does not match the file name",
+                expected=m.group(1),
+                got=str(version),
+                fix=f"set version = {m.group(1)}, or rename the file to v{version}.toml",
+            )
+        )
 
 
 def grader_files(root: Path) -> list[Path]:
@@ -305,26 +416,38 @@ class LoadedSet:
         return sum(1 for s in self.samples if s.label == "bad")
 
 
-def load_corpus(path: Path, *, shown: str, sink: ProblemSink) -> list[CorpusDocument]:
+def _duplicate(shown: str, line: int, what: str, ident: str, first: int) -> Problem:
+    return Problem(
+        file=shown,
+        line=line,
+        pointer="/id",
+        message=f"duplicate {what} id {ident!r}",
+        expected="a unique id",
+        got=f"{ident!r} again (first on line {first})",
+        fix=f"give each {what} its own id",
+    )
+
+
+def _read_corpus(
+    path: Path, shown: str, sink: ProblemSink, fp: SetFingerprinter | None
+) -> list[CorpusDocument]:
     seen: dict[str, int] = {}
     docs: list[CorpusDocument] = []
-    for line, doc in read_jsonl_models(path, CorpusDocument, shown=shown, sink=sink):
-        if doc.id in seen:
-            sink.add(
-                Problem(
-                    file=shown,
-                    line=line,
-                    pointer="/id",
-                    message=f"duplicate document id {doc.id!r}",
-                    expected="a unique id",
-                    got=f"also on line {seen[doc.id]}",
-                    fix="give each document its own id",
-                )
-            )
-            continue
-        seen[doc.id] = line
-        docs.append(doc)
+    with paused_gc():
+        for line, doc in iter_jsonl_models(path, CorpusDocument, shown=shown, sink=sink):
+            if doc.id in seen:
+                sink.add(_duplicate(shown, line, "document", doc.id, seen[doc.id]))
+                continue
+            seen[doc.id] = line
+            docs.append(doc)
+            if fp is not None:
+                fp.add_document(doc.model_dump(mode="json", exclude_none=True))
     return docs
+
+
+def load_corpus(path: Path, *, shown: str, sink: ProblemSink) -> list[CorpusDocument]:
+    """Read a ``corpus.jsonl``: every problem (including duplicate ids) goes to ``sink``."""
+    return _read_corpus(path, shown, sink, None)
 
 
 def _named_sources(sample: Sample) -> Iterable[tuple[str, str]]:
@@ -337,11 +460,79 @@ def _named_sources(sample: Sample) -> Iterable[tuple[str, str]]:
                 yield f"/input/evidence/{i}/source_id", ev.source_id
 
 
-def load_set(path: Path, *, root: Path | None = None, sink: ProblemSink | None = None) -> LoadedSet:
-    """Load a calibration-set folder: ``manifest.toml``, ``samples.jsonl`` and optional ``corpus.jsonl``.
-    Every problem in any of the three is reported together."""
-    own_sink = sink is None
-    sink = sink if sink is not None else ProblemSink()
+class _AnyCheckSample(_SampleBase):
+    """A sample whose set's check is unknown (the manifest is broken): everything but the input is checked."""
+
+    input: dict[str, Any]
+
+
+def _shape_of(inp: Any, check: Check) -> Check | None:
+    """The check whose input shape ``inp`` has, when it is not ``check``'s."""
+    if not isinstance(inp, dict) or not inp:
+        return None
+    keys = set(inp)
+    own = set(INPUT_MODELS[check].model_fields)
+    if keys & own:
+        return None
+    for other, model in INPUT_MODELS.items():
+        if other is not check and keys <= set(model.model_fields):
+            return other
+    return None
+
+
+def _shape_explainer(
+    check: Check, shown: str
+) -> Callable[[ValidationError, bytes, int], list[Problem] | None]:
+    """A sample whose input has the shape of another check gets one clear problem instead of a field list."""
+    fields = ", ".join(INPUT_MODELS[check].model_fields)
+
+    def explain(exc: ValidationError, raw: bytes, line: int) -> list[Problem] | None:
+        if not any(tuple(e.get("loc", ()))[:1] == ("input",) for e in exc.errors()):
+            return None
+        try:
+            value = json.loads(raw)
+        except (ValueError, RecursionError):
+            return None
+        inp = value.get("input") if isinstance(value, dict) else None
+        other = _shape_of(inp, check)
+        if other is None:
+            return None
+        assert isinstance(inp, dict)
+        rest = [
+            p
+            for p in problems_from_validation(exc, file=shown, model=SAMPLE_MODELS[check], line=line)
+            if not (p.pointer == "/input" or p.pointer.startswith("/input/"))
+        ]
+        shape = Problem(
+            file=shown,
+            line=line,
+            pointer="/input",
+            message=f"the input has the shape of a {other.value} sample, "
+            f"but this set's check is {check.value}",
+            expected=f"a {check.value} input with {fields}",
+            got=f"a {other.value} input with " + ", ".join(inp),
+            fix=f"move the sample to a {other.value} set, or correct the manifest's check",
+        )
+        return [shape, *rest]
+
+    return explain
+
+
+@dataclass
+class _SetRead:
+    manifest: SetManifest | None
+    samples: list[Sample]
+    documents: list[CorpusDocument]
+    lines: dict[str, int]
+    fingerprint: str | None
+    n_samples: int
+    n_good: int
+    n_bad: int
+
+
+def _read_set(path: Path, root: Path | None, sink: ProblemSink, *, keep: bool) -> _SetRead:
+    """Read and check a calibration-set folder, every problem to ``sink``. Raises only when there is no
+    set here at all (no folder, no manifest)."""
     folder_shown = display_path(path, root)
     if not path.is_dir():
         raise InvalidInputError(
@@ -351,113 +542,178 @@ def load_set(path: Path, *, root: Path | None = None, sink: ProblemSink | None =
                     file=folder_shown,
                     message="no such folder",
                     expected="a calibration-set folder",
+                    got="nothing at this path" if not path.exists() else "a file",
                     fix="run `graderctl list` to see the sets",
                 )
             ],
         )
-    manifest_path = path / "manifest.toml"
+    manifest_path = path / MANIFEST_NAME
     m_shown = display_path(manifest_path, root)
     if not manifest_path.is_file():
+        present = sorted(p.name for p in path.iterdir())[:5]
         raise InvalidInputError(
             f"{folder_shown}: no manifest",
             [
                 Problem(
                     file=m_shown,
-                    message="the folder has no manifest.toml",
-                    expected="manifest.toml with name, version, check and [policy]",
-                    got="no file",
+                    message="the set folder has no manifest.toml",
+                    expected="manifest.toml with schema_version, name, version, check and [policy]",
+                    got="a folder with " + (", ".join(present) if present else "nothing in it"),
                     fix="add a manifest.toml (see CONTRACT.md §3)",
                 )
             ],
         )
-    data, text = read_toml(manifest_path, m_shown)
-    line_of = toml_line_of(text)
     manifest: SetManifest | None = None
+    check: Check | None = None
     try:
-        manifest = SetManifest.model_validate(data)
-    except ValidationError as exc:
-        sink.extend(problems_from_validation(exc, file=m_shown, model=SetManifest, line_of=line_of))
-    if manifest is not None and manifest.name != path.name:
-        sink.add(
-            Problem(
-                file=m_shown,
-                line=line_of(("name",)),
-                pointer="/name",
-                message="the set's name does not match its folder",
-                expected=repr(path.name),
-                got=repr(manifest.name),
-                fix="rename the folder or the set",
+        data, text = read_toml(manifest_path, m_shown)
+    except InvalidInputError as exc:
+        sink.absorb(exc)
+    else:
+        line_of = toml_line_of(text)
+        try:
+            manifest = validate_toml_data(SetManifest, data)
+        except ValidationError as exc:
+            sink.extend(problems_from_validation(exc, file=m_shown, model=SetManifest, line_of=line_of))
+            if data.get("check") in Check.__members__:
+                check = Check(data["check"])
+        name = data.get("name")
+        if isinstance(name, str) and name != path.name:
+            sink.add(
+                Problem(
+                    file=m_shown,
+                    line=line_of(("name",)),
+                    pointer="/name",
+                    message="the set's name does not match its folder",
+                    expected=repr(path.name),
+                    got=repr(name),
+                    fix=f"set name = {path.name!r}, or rename the folder to {name}",
+                )
             )
-        )
+    if manifest is not None:
+        check = manifest.check
 
-    corpus_path = path / "corpus.jsonl"
-    corpus_docs: list[CorpusDocument] = []
+    fp = SetFingerprinter()
+    corpus_path = path / CORPUS_NAME
+    documents: list[CorpusDocument] = []
     if corpus_path.exists():
-        corpus_docs = load_corpus(corpus_path, shown=display_path(corpus_path, root), sink=sink)
-    corpus_ids = {d.id for d in corpus_docs}
+        documents = _read_corpus(corpus_path, display_path(corpus_path, root), sink, fp)
+    corpus_ids = {d.id for d in documents}
 
-    samples_path = path / "samples.jsonl"
+    samples_path = path / SAMPLES_NAME
     s_shown = display_path(samples_path, root)
     samples: list[Sample] = []
     lines: dict[str, int] = {}
+    n_good = n_bad = 0
     if not samples_path.is_file():
         sink.add(
             Problem(
                 file=s_shown,
                 message="the set has no samples.jsonl",
-                expected="one sample per line",
+                expected="samples.jsonl, one labelled sample per line",
                 got="no file",
                 fix="add samples.jsonl (see CONTRACT.md §3)",
             )
         )
-    elif manifest is not None:
-        model = SAMPLE_MODELS[manifest.check]
-        for line, sample in read_jsonl_models(samples_path, model, shown=s_shown, sink=sink):
-            if sample.id in lines:
-                sink.add(
-                    Problem(
-                        file=s_shown,
-                        line=line,
-                        pointer="/id",
-                        message=f"duplicate sample id {sample.id!r}",
-                        expected="a unique id",
-                        got=f"also on line {lines[sample.id]}",
-                        fix="give each sample its own id",
-                    )
-                )
-                continue
-            for ptr, sid in _named_sources(sample):
-                if sid not in corpus_ids:
-                    sink.add(
-                        Problem(
-                            file=s_shown,
-                            line=line,
-                            pointer=ptr,
-                            message=f"source_id {sid!r} is not in the set's corpus",
-                            expected="an id from corpus.jsonl",
-                            got=repr(sid),
-                            fix="add the document to corpus.jsonl, or cite it by url/doi",
+    else:
+        model: type[BaseModel] = SAMPLE_MODELS[check] if check is not None else _AnyCheckSample
+        explain = _shape_explainer(check, s_shown) if check is not None else None
+        with paused_gc():
+            for line, item in iter_jsonl_models(
+                samples_path, model, shown=s_shown, sink=sink, explain=explain
+            ):
+                sample = typing.cast(Sample, item)
+                first = lines.get(sample.id)
+                if first is not None:
+                    sink.add(_duplicate(s_shown, line, "sample", sample.id, first))
+                    continue
+                lines[sample.id] = line
+                for ptr, sid in _named_sources(sample):
+                    if sid not in corpus_ids:
+                        sink.add(
+                            Problem(
+                                file=s_shown,
+                                line=line,
+                                pointer=ptr,
+                                message=f"source_id {sid!r} is not in the set's corpus",
+                                expected="an id from corpus.jsonl"
+                                if corpus_ids
+                                else "an id from corpus.jsonl (the set has no corpus)",
+                                got=repr(sid),
+                                fix="add the document to corpus.jsonl, or cite it by url/doi",
+                            )
                         )
-                    )
-            lines[sample.id] = line
-            samples.append(sample)
+                if sample.label is Label.good:
+                    n_good += 1
+                else:
+                    n_bad += 1
+                if check is not None:
+                    fp.add_sample(sample.model_dump(mode="json", exclude_none=True))
+                if keep:
+                    samples.append(sample)
+    fingerprint = fp.fingerprint(manifest.model_dump(mode="json", exclude_none=True)) if manifest else None
+    return _SetRead(
+        manifest=manifest,
+        samples=samples,
+        documents=documents,
+        lines=lines,
+        fingerprint=fingerprint,
+        n_samples=n_good + n_bad,
+        n_good=n_good,
+        n_bad=n_bad,
+    )
+
+
+def load_set(path: Path, *, root: Path | None = None, sink: ProblemSink | None = None) -> LoadedSet:
+    """Load a calibration-set folder: ``manifest.toml``, ``samples.jsonl`` and optional ``corpus.jsonl``.
+    Every problem in any of the three is reported together (to ``sink`` if given, else raised)."""
+    own_sink = sink is None
+    sink = sink if sink is not None else ProblemSink()
+    folder_shown = display_path(path, root)
+    before = sink.count
+    read = _read_set(path, root, sink, keep=True)
     if own_sink:
         sink.raise_if_any(folder_shown)
-    if manifest is None:
-        raise InvalidInputError(f"{folder_shown}: invalid manifest", sink.problems, omitted=sink.omitted)
-    fp = set_fingerprint(
-        manifest.model_dump(mode="json", exclude_none=True),
-        (s.model_dump(mode="json", exclude_none=True) for s in samples),
-        (d.model_dump(mode="json", exclude_none=True) for d in corpus_docs),
-    )
+    if read.manifest is None or read.fingerprint is None:
+        raise InvalidInputError(
+            f"{folder_shown}: invalid manifest", sink.problems[before:], omitted=sink.omitted
+        )
     return LoadedSet(
-        manifest=manifest,
+        manifest=read.manifest,
         path=path,
         shown=folder_shown,
-        samples=samples,
-        corpus_documents=corpus_docs,
-        fingerprint=fp,
-        sample_lines=lines,
+        samples=read.samples,
+        corpus_documents=read.documents,
+        fingerprint=read.fingerprint,
+        sample_lines=read.lines,
+    )
+
+
+@dataclass(frozen=True)
+class SetSummary:
+    """What ``validate`` reports about a set, without holding its samples in memory."""
+
+    name: str | None
+    check: str | None
+    fingerprint: str | None
+    n_samples: int
+    n_good: int
+    n_bad: int
+    n_documents: int
+
+
+def check_set(path: Path, *, root: Path | None = None, sink: ProblemSink) -> SetSummary:
+    """Check a calibration-set folder like :func:`load_set` does, streaming its samples (for large sets);
+    every problem goes to ``sink``."""
+    read = _read_set(path, root, sink, keep=False)
+    return SetSummary(
+        name=read.manifest.name if read.manifest else None,
+        check=read.manifest.check.value if read.manifest else None,
+        fingerprint=read.fingerprint,
+        n_samples=read.n_samples,
+        n_good=read.n_good,
+        n_bad=read.n_bad,
+        n_documents=len(read.documents),
     )
 
 
