@@ -67,6 +67,12 @@ def calibrate(
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Do not read or fill the verdict cache (model judges).")
     ] = False,
+    repeats: Annotated[
+        int,
+        typer.Option(
+            "--repeats", min=1, help="Grade every sample R times and report the grader's self-consistency."
+        ),
+    ] = 1,
 ) -> None:
     """Run a grader over labelled sets, measure its error rates, write the report and decide trust."""
     from graderctl.services.calibrate import shipped_pairs
@@ -81,6 +87,8 @@ def calibrate(
         raise UsageError("--set cannot be combined with --all (which uses every set of each grader's check)")
     if timeout is not None and not timeout > 0:
         raise UsageError(f"--timeout must be a positive number of seconds, got {timeout:g}")
+    if repeats != 1 and check:
+        raise UsageError("--repeats cannot be combined with --check")
 
     root = _state.root()
     pairs: list[tuple[LoadedGrader, LoadedSet]] = []
@@ -109,6 +117,8 @@ def calibrate(
         pairs = [(grader, s) for s in chosen]
 
     options = {"jobs": jobs, "timeout": timeout, "batch_size": batch_size, "use_cache": not no_cache}
+    if repeats != 1:
+        options["repeats"] = repeats
     if check:
         code = _check(pairs, root=root, fmt=fmt, output=output, quiet=quiet, options=options)
     else:

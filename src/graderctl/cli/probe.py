@@ -1,10 +1,125 @@
-"""``graderctl probe``"""
+"""``graderctl probe REF [--set SET]... [--probe length|order|format|self]... [--margin M] [--format ...]``
+
+Runs bias probes on a grader (see :mod:`graderctl.services.probe`) and writes one report per probe and set
+under ``reports/probes/<set>/<name>@<version>-<probe>.json`` (+ ``.md``).
+
+Exit codes: 0 no bias found; 1 a probe found a bias beyond its margin; 2 bad usage; 3 bad input; 4 the grader
+could not run.
+``--format json`` prints one document: the probe's own when one probe ran on one set, else
+``{"schema_version": 1, "type": "probes", "biased": ..., "probes": [...]}``.
+"""
 
 from __future__ import annotations
 
-from graderctl.errors import UsageError
+import json
+from enum import StrEnum
+from typing import Annotated
+
+import typer
+
+from graderctl.cli import _state
+from graderctl.errors import ExitCode, InvalidInputError, Problem, UsageError
 
 
-def probe() -> None:
-    """Not yet available."""
-    raise UsageError("`graderctl probe` is not implemented yet")
+class Format(StrEnum):
+    text = "text"
+    json = "json"
+    md = "md"
+
+
+def probe(
+    ref: Annotated[str, typer.Argument(help="Grader: name@version, or name for the newest version.")],
+    sets: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--set", help="Set name or folder (repeatable; default: every set of the grader's check)."
+        ),
+    ] = None,
+    probes: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--probe",
+            help="length, order, format or self (repeatable; default: length, order and format, plus self "
+            "for model-based graders).",
+        ),
+    ] = None,
+    margin: Annotated[
+        float, typer.Option("--margin", help="Largest rise in the error rate (or share of flips) tolerated.")
+    ] = 0.05,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the transformations.")] = 20240601,
+    fmt: Annotated[Format, typer.Option("--format", help="Output format on stdout.")] = Format.text,
+    jobs: Annotated[int, typer.Option("--jobs", min=1, help="Batches graded in parallel.")] = 1,
+    timeout: Annotated[
+        float | None, typer.Option("--timeout", help="Seconds allowed per sample (default: no limit).")
+    ] = None,
+    batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Samples per batch.")] = 64,
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Do not read or fill the verdict cache (model judges).")
+    ] = False,
+    no_write: Annotated[
+        bool, typer.Option("--no-write", help="Do not write reports under reports/.")
+    ] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No notes on stderr.")] = False,
+) -> None:
+    """Check a grader for length, order, format and self-preference biases."""
+    from graderctl.services.probe import ProbeRun, run_probes
+    from graderctl.services.trust import sets_of_check
+    from graderctl.store.project import find_grader, find_set
+
+    if not 0 <= margin < 1:
+        raise UsageError(f"--margin must be in [0, 1), got {margin:g}")
+    if timeout is not None and not timeout > 0:
+        raise UsageError(f"--timeout must be a positive number of seconds, got {timeout:g}")
+    root = _state.root()
+    grader = find_grader(ref, root)
+    chosen = [find_set(s, root) for s in sets] if sets else sets_of_check(root, grader.spec.check)
+    if not chosen:
+        raise InvalidInputError(
+            f"no calibration set for check {grader.spec.check.value}",
+            [
+                Problem(
+                    file="calibration_sets",
+                    message=f"no calibration set with check = {grader.spec.check.value!r}",
+                    fix="add one under calibration_sets/, or give a set folder with --set",
+                )
+            ],
+        )
+    if probes:
+        names = list(probes)
+    else:
+        names = ["length", "order", "format"] + (["self"] if grader.kind.model_based else [])
+    run = ProbeRun(grader=grader.ref)
+    for cal_set in chosen:
+        if not quiet:
+            _state.err(f"probing {grader.ref} on {cal_set.name}: {', '.join(names)}")
+        results = run_probes(
+            grader,
+            cal_set,
+            names,
+            root=root,
+            margin=margin,
+            seed=seed,
+            use_cache=not no_cache,
+            jobs=jobs,
+            timeout=timeout,
+            batch_size=batch_size,
+            write=not no_write,
+        )
+        run.results.extend(results)
+        if not quiet:
+            for r in results:
+                if r.json_path:
+                    _state.err(f"wrote {r.json_path} and {r.md_path.rsplit('/', 1)[-1] if r.md_path else ''}")
+    if fmt is Format.json:
+        typer.echo(json.dumps(run.to_dict(), indent=2, ensure_ascii=False, allow_nan=False))
+    elif fmt is Format.md:
+        from graderctl.services.probe import render_markdown
+
+        typer.echo("\n---\n\n".join(render_markdown(r.document) for r in run.results), nl=False)
+    else:
+        for r in run.results:
+            doc = r.document
+            status = "BIAS" if r.biased else ("n/a" if not doc.get("applicable") else "ok")
+            typer.echo(f"{status:4}  {doc['probe']:6} {grader.ref} on {r.set_name}: {doc.get('verdict', '')}")
+    if run.biased:
+        _state.exit_with(ExitCode.NEGATIVE_VERDICT)

@@ -102,4 +102,6 @@ class CalibrationReport(OpenModel):
     agreement: dict[str, Any] | None = None
     warnings: list[str] = Field(default_factory=list)
     usage: dict[str, Any] | None = None
+    #: ``calibrate --repeats R``: self-consistency and per-repeat rates (graderctl.services.repeats).
+    repeats: dict[str, Any] | None = None
     samples: list[SampleOutcome]

@@ -86,6 +86,7 @@ def calibrate(
     progress: ProgressCallback | None = None,
     write: bool = True,
     use_cache: bool = True,
+    repeats: int = 1,
 ) -> CalibrationReport:
     """Grade every sample of ``cal_set`` with ``grader`` and build its calibration report; unless ``write`` is
     false, write ``reports/<set>/<name>@<version>.json`` and ``.md`` atomically (both or neither).
@@ -93,9 +94,15 @@ def calibrate(
     Raises :class:`InvalidInputError` when the grader and the set are for different checks, and
     :class:`GraderRunError` when the grader cannot run at all (it cannot be built, or errs on every sample).
     ``KeyboardInterrupt`` propagates and nothing is written. Kinds that are ``cacheable`` (model judges,
-    commands) read and fill the project's verdict cache unless ``use_cache`` is false.
+    commands) read and fill the project's verdict cache unless ``use_cache`` is false. With ``repeats`` > 1
+    every sample is graded that many times and the report gains a ``repeats`` section (self-consistency and
+    the rates of each repeat; see :mod:`graderctl.services.repeats`); the rates are those of the first run.
     """
     check_pair(grader, cal_set)
+    if repeats != 1:
+        from graderctl.services.repeats import check_repeats
+
+        check_repeats(repeats)
     verdicts = grade_set(
         grader,
         cal_set,
@@ -105,15 +112,33 @@ def calibrate(
         progress=progress,
         cache_dir=_cache_dir(root, use_cache),
     )
+    runs: list[list[Verdict]] = [verdicts]
+    if repeats > 1:
+        from graderctl.services.repeats import grade_repeats
+
+        runs += grade_repeats(
+            grader,
+            cal_set,
+            repeats,
+            cache_dir=_cache_dir(root, use_cache),
+            jobs=jobs,
+            timeout=timeout,
+            batch_size=batch_size,
+            progress=progress,
+        )
     outcomes = outcomes_from_verdicts(cal_set.samples, verdicts)
     report = report_from_outcomes(
         grader,
         cal_set,
         outcomes,
-        usage=sum_usage(verdicts),
+        usage=sum_usage(v for run in runs for v in run),
         created_at=now_rfc3339(),
         environment=environment_info(),
     )
+    if repeats > 1:
+        from graderctl.services.repeats import summarize_repeats
+
+        report.repeats = summarize_repeats(cal_set.samples, runs)
     if write:
         from graderctl.render.markdown import render_markdown
         from graderctl.store.reports import write_report
@@ -233,7 +258,16 @@ def outcomes_from_verdicts(samples: Sequence[Sample], verdicts: Sequence[Verdict
     out: list[SampleOutcome] = []
     for sample, verdict in zip(samples, verdicts, strict=True):
         accepted = None if verdict.is_error else bool(verdict.accepted)
-        extra = {"details": json_safe(verdict.details)} if verdict.details else {}
+        extra: dict[str, Any] = {"details": json_safe(verdict.details)} if verdict.details else {}
+        if verdict.usage is not None:  # per-sample tokens and cost (model judges); cached verdicts cost 0
+            u = verdict.usage
+            extra["usage"] = {
+                "input_tokens": u.input_tokens,
+                "output_tokens": u.output_tokens,
+                "usd": round(u.usd, 8),
+                "requests": u.requests,
+                "cached": u.cached,
+            }
         outcome = SampleOutcome(
             id=sample.id,
             label=sample.label,

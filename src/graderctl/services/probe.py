@@ -1,0 +1,692 @@
+"""``graderctl probe``: does a grader's verdict move when it should not?
+
+Each probe grades the set's samples as they are and transformed (see :mod:`graderctl.probes`), pairs the two
+outcomes of every sample, and asks whether the relevant error rate rises beyond a margin:
+
+- ``length``: known-bad samples padded with uninformative text. The false accept rate must not rise.
+- ``order``: evidence passages / nuggets shuffled. The share of flipped outcomes must stay within the margin.
+- ``format``: known-good samples rewritten legitimately (quotes, Markdown, line breaks, citation style).
+  The false reject rate must not rise.
+- ``self``: (model-based graders) the false accept rate on known-bad samples written by the judge's own model
+  family against samples written by other families. It must not be higher for the judge's own family.
+
+A paired probe reports the change in the rate with Tango's 90% interval and the exact McNemar p-value. Bias is
+found when the rate rises by more than ``margin`` and the interval's lower end is above zero (the rise is
+both material and not noise). ``order`` finds bias when more than ``margin`` of the outcomes flip. ``self``
+compares two independent groups (Newcombe's hybrid score interval from Wilson intervals).
+
+Samples on which the grader erred (before or after the transformation) are left out of the pairing and
+counted. Each probe writes ``reports/probes/<set>/<name>@<version>-<probe>.json`` and ``.md`` atomically.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from graderctl.errors import GraderctlError, GraderRunError, InvalidInputError, Problem, UsageError
+from graderctl.models.calset import Sample, SampleInput
+from graderctl.plugin import Verdict
+from graderctl.probes import Transformed, pad, reformat, reorder
+from graderctl.runner import ProgressCallback, run_grader
+from graderctl.store.project import REPORTS_DIR, LoadedGrader, LoadedSet
+
+ALL_PROBES = ("length", "order", "format", "self")
+DEFAULT_MARGIN = 0.05
+DEFAULT_SEED = 20240601
+CONFIDENCE = 0.90
+
+_QUESTIONS = {
+    "length": "Does padding known-bad answers with uninformative text raise the false accept rate?",
+    "order": "Does shuffling the order of evidence passages or nuggets flip outcomes?",
+    "format": "Do legitimate rewrites of known-good answers (quotes, Markdown, line breaks, citation style) "
+    "raise the false reject rate?",
+    "self": "Does the judge accept bad answers written by its own model family more often than others'?",
+}
+
+
+@dataclass
+class ProbeResult:
+    probe: str
+    set_name: str
+    document: dict[str, Any]
+    json_path: str | None = None
+    md_path: str | None = None
+
+    @property
+    def biased(self) -> bool:
+        return bool(self.document.get("biased"))
+
+
+@dataclass
+class ProbeRun:
+    grader: str
+    results: list[ProbeResult] = field(default_factory=list)
+
+    @property
+    def biased(self) -> bool:
+        return any(r.biased for r in self.results)
+
+    def to_dict(self) -> dict[str, Any]:
+        """One document: the probe's own when a single probe ran, else every probe's under ``probes``."""
+        if len(self.results) == 1:
+            return self.results[0].document
+        return {
+            "schema_version": 1,
+            "type": "probes",
+            "grader": self.grader,
+            "biased": self.biased,
+            "probes": [r.document for r in self.results],
+        }
+
+
+# --- grading ------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Grading:
+    grader: LoadedGrader
+    cal_set: LoadedSet
+    use_cache: bool
+    root: Path
+    jobs: int
+    timeout: float | None
+    batch_size: int
+    progress: ProgressCallback | None
+    usage: dict[str, Any] = field(
+        default_factory=lambda: {
+            "input_tokens": 0,
+            "output_tokens": 0,
+            "usd": 0.0,
+            "requests": 0,
+            "cached": 0,
+        }
+    )
+
+    def __post_init__(self) -> None:
+        try:
+            self.instance = self.grader.build(corpus=self.cal_set.corpus)
+        except GraderctlError:
+            raise
+        except Exception as exc:
+            raise GraderRunError(f"{self.grader.ref} could not start: {type(exc).__name__}: {exc}") from exc
+        self.cache: Any = None
+        if self.use_cache and self.grader.kind.cacheable:
+            from graderctl.store.cache import VerdictCache, default_cache_dir
+
+            self.cache = VerdictCache(default_cache_dir(self.root), self.grader.fingerprint)
+
+    def grade(self, inputs: Sequence[SampleInput]) -> list[Verdict]:
+        if not inputs:
+            return []
+        verdicts = run_grader(
+            self.instance,
+            list(inputs),
+            jobs=self.jobs,
+            batch_size=self.batch_size,
+            timeout=self.timeout,
+            progress=self.progress,
+            cache=self.cache,
+        )
+        for v in verdicts:
+            if v.usage is not None:
+                self.usage["input_tokens"] += v.usage.input_tokens
+                self.usage["output_tokens"] += v.usage.output_tokens
+                self.usage["usd"] += v.usage.usd
+                self.usage["requests"] += v.usage.requests
+                self.usage["cached"] += int(v.usage.cached)
+        return verdicts
+
+    def close(self) -> None:
+        self.instance.close()
+
+
+# --- the probes ---------------------------------------------------------------------------------------
+
+
+def _check_pair(grader: LoadedGrader, cal_set: LoadedSet) -> None:
+    if grader.spec.check != cal_set.check:
+        raise InvalidInputError(
+            f"{grader.ref} grades {grader.spec.check.value}, but set {cal_set.name!r} is for "
+            f"{cal_set.check.value}",
+            [
+                Problem(
+                    file=cal_set.shown,
+                    message=f"set {cal_set.name!r} is for another check than grader {grader.ref}",
+                    expected=grader.spec.check.value,
+                    got=cal_set.check.value,
+                    fix="pick a set of the grader's check (`graderctl list` shows them)",
+                )
+            ],
+        )
+    if not cal_set.samples:
+        raise InvalidInputError(
+            f"set {cal_set.name!r} has no samples",
+            [
+                Problem(
+                    file=cal_set.shown, message="the set has no samples", fix="add samples to samples.jsonl"
+                )
+            ],
+        )
+
+
+def run_probes(
+    grader: LoadedGrader,
+    cal_set: LoadedSet,
+    probes: Sequence[str] = ("length", "order", "format"),
+    *,
+    root: Path,
+    margin: float = DEFAULT_MARGIN,
+    seed: int = DEFAULT_SEED,
+    use_cache: bool = True,
+    jobs: int = 1,
+    timeout: float | None = None,
+    batch_size: int = 64,
+    progress: ProgressCallback | None = None,
+    write: bool = True,
+    family_map: Any = None,
+    created_at: str | None = None,
+) -> list[ProbeResult]:
+    """Run the probes of one grader on one set; write each probe's report unless ``write`` is false.
+
+    Raises :class:`InvalidInputError` for a grader/set mismatch, :class:`UsageError` for an unknown probe or a
+    bad margin, :class:`GraderRunError` when the grader cannot run (it errs on every sample)."""
+    unknown = [p for p in probes if p not in ALL_PROBES]
+    if unknown:
+        raise UsageError(f"unknown probe {unknown[0]!r}; expected one of: {', '.join(ALL_PROBES)}")
+    if not 0 <= margin < 1:
+        raise UsageError(f"--margin must be in [0, 1), got {margin}")
+    _check_pair(grader, cal_set)
+    samples = list(cal_set.samples)
+    g = _Grading(grader, cal_set, use_cache, root, jobs, timeout, batch_size, progress)
+    try:
+        original = g.grade([s.input for s in samples])
+        if all(v.is_error for v in original):
+            cause = next((v.error for v in original if v.error), "unknown error")
+            raise GraderRunError(
+                f"{grader.ref} could not grade any of the {len(samples)} samples of set "
+                f"{cal_set.name!r}: {cause}"
+            )
+        results: list[ProbeResult] = []
+        for probe in dict.fromkeys(probes):
+            usage_before = dict(g.usage)
+            if probe == "self":
+                doc = _self_preference(grader, samples, original, margin, family_map)
+            else:
+                doc = _paired_probe(probe, g, samples, original, margin, seed)
+            doc["usage"] = {k: _round(g.usage[k] - usage_before[k]) for k in g.usage}
+            doc = _envelope(probe, grader, cal_set, root, margin, seed, created_at) | doc
+            result = ProbeResult(probe=probe, set_name=cal_set.name, document=doc)
+            if write:
+                _write(root, result)
+            results.append(result)
+        return results
+    finally:
+        g.close()
+
+
+def _round(value: Any) -> Any:
+    return round(value, 8) if isinstance(value, float) else value
+
+
+_TRANSFORMS: dict[str, Callable[[SampleInput, str], Transformed]] = {
+    "length": pad,
+    "order": reorder,
+    "format": reformat,
+}
+#: Which samples each paired probe transforms, and which rate it watches.
+_TARGET = {"length": "bad", "order": None, "format": "good"}
+_RATE = {"length": "false_accept_rate", "order": "flip_rate", "format": "false_reject_rate"}
+
+
+def _paired_probe(
+    probe: str,
+    g: _Grading,
+    samples: Sequence[Sample],
+    original: Sequence[Verdict],
+    margin: float,
+    seed: int,
+) -> dict[str, Any]:
+    target = _TARGET[probe]
+    transform = _TRANSFORMS[probe]
+    chosen = [i for i, s in enumerate(samples) if target is None or s.label == target]
+    transformed = {i: transform(samples[i].input, f"{seed}:{probe}:{samples[i].id}") for i in chosen}
+    changed = [i for i in chosen if transformed[i].changed]
+    after_verdicts = dict(zip(changed, g.grade([transformed[i].input for i in changed]), strict=True))
+
+    rows: list[dict[str, Any]] = []
+    pairs: list[tuple[bool, bool]] = []
+    errors_before = errors_after = 0
+    for i in changed:
+        s, before, after = samples[i], original[i], after_verdicts[i]
+        errors_before += int(before.is_error)
+        errors_after += int(after.is_error)
+        row: dict[str, Any] = {
+            "id": s.id,
+            "label": s.label.value,
+            "category": s.category,
+            "before": before.accepted,
+            "after": after.accepted,
+            "flipped": None if (before.is_error or after.is_error) else before.accepted != after.accepted,
+            "transformation": transformed[i].note,
+        }
+        if before.is_error or after.is_error:
+            row["error"] = before.error or after.error
+        else:
+            assert before.accepted is not None and after.accepted is not None
+            pairs.append((before.accepted, after.accepted))
+        rows.append(row)
+    doc: dict[str, Any] = {
+        "rate": _RATE[probe],
+        "n_targeted": len(chosen),
+        "n_transformed": len(changed),
+        "n_unchanged": len(chosen) - len(changed),
+        "n": len(pairs),
+        "errors": {"before": errors_before, "after": errors_after},
+    }
+    if not pairs:
+        doc.update(applicable=False, biased=False, verdict=_not_applicable(probe, len(chosen), len(changed)))
+        doc["warnings"] = [doc["verdict"]]
+        doc["samples"] = rows
+        return doc
+    doc["applicable"] = True
+    if probe == "order":
+        doc.update(_flip_summary(pairs, margin))
+    else:
+        doc.update(_rate_change(probe, pairs, margin))
+    # flipped samples first, then by id
+    doc["samples"] = sorted(rows, key=lambda r: (r["flipped"] is not True, r["id"]))
+    return doc
+
+
+def _not_applicable(probe: str, targeted: int, changed: int) -> str:
+    if targeted == 0:
+        what = {"length": "known-bad", "format": "known-good", "order": ""}[probe]
+        return f"not applicable: the set has no {what} samples".replace("no  samples", "no samples")
+    if changed == 0:
+        return f"not applicable: the {probe} transformation changes none of the {targeted} samples"
+    return "not decidable: the grader erred on every transformed pair"
+
+
+def _rate_change(probe: str, pairs: Sequence[tuple[bool, bool]], margin: float) -> dict[str, Any]:
+    from graderctl.stats import paired_difference
+
+    if probe == "length":  # bad samples: an accept is a false accept
+        before = [b for b, _ in pairs]
+        after = [a for _, a in pairs]
+        label = "false accept rate"
+    else:  # good samples: a reject is a false reject
+        before = [not b for b, _ in pairs]
+        after = [not a for _, a in pairs]
+        label = "false reject rate"
+    n = len(pairs)
+    d = paired_difference(before, after, confidence=CONFIDENCE)
+    rate_before = sum(before) / n
+    rate_after = sum(after) / n
+    biased = d.diff > margin and d.ci_low is not None and d.ci_low > 0
+    ci = f"{int(CONFIDENCE * 100)}% CI {_fmt_signed(d.ci_low)} to {_fmt_signed(d.ci_high)}"
+    effect = (
+        f"{label} {rate_before:.2f} → {rate_after:.2f} ({_fmt_signed(d.diff)}, {ci}), "
+        f"McNemar p={_fmt_p(d.p_value)}"
+    )
+    if biased:
+        verdict = f"bias found: {effect}; the rise exceeds the margin {margin:g}"
+    elif d.diff > margin:
+        verdict = f"no bias shown: {effect}; the rise exceeds the margin {margin:g} but may be noise"
+    else:
+        verdict = f"no bias: {effect}; within the margin {margin:g}"
+    return {
+        "before": {"count": sum(before), "n": n, "value": rate_before},
+        "after": {"count": sum(after), "n": n, "value": rate_after},
+        "difference": _finite_dict(d.to_dict()),
+        "mcnemar_p": d.p_value,
+        "biased": biased,
+        "verdict": verdict,
+    }
+
+
+def _flip_summary(pairs: Sequence[tuple[bool, bool]], margin: float) -> dict[str, Any]:
+    from graderctl.stats import mcnemar_exact, wilson_interval
+
+    n = len(pairs)
+    to_reject = sum(1 for b, a in pairs if b and not a)
+    to_accept = sum(1 for b, a in pairs if a and not b)
+    flips = to_reject + to_accept
+    share = flips / n
+    ci = wilson_interval(flips, n, confidence=CONFIDENCE)
+    biased = share > margin
+    effect = f"{flips} of {n} outcomes flipped ({share:.2f}"
+    if ci is not None:
+        effect += f", {int(CONFIDENCE * 100)}% CI {ci[0]:.2f} to {ci[1]:.2f}"
+    effect += f"; {to_accept} to accept, {to_reject} to reject)"
+    verdict = (
+        f"bias found: {effect}; more than the margin {margin:g}"
+        if biased
+        else f"no bias: {effect}; within the margin {margin:g}"
+    )
+    p = mcnemar_exact(to_reject, to_accept)
+    return {
+        "flips": {
+            "count": flips,
+            "n": n,
+            "value": share,
+            "ci_low": None if ci is None else ci[0],
+            "ci_high": None if ci is None else ci[1],
+            "confidence": CONFIDENCE,
+            "to_accept": to_accept,
+            "to_reject": to_reject,
+        },
+        "accept_rate": {"before": sum(b for b, _ in pairs) / n, "after": sum(a for _, a in pairs) / n},
+        "mcnemar_p": p,
+        "biased": biased,
+        "verdict": verdict,
+    }
+
+
+def _self_preference(
+    grader: LoadedGrader,
+    samples: Sequence[Sample],
+    original: Sequence[Verdict],
+    margin: float,
+    family_map: Any,
+) -> dict[str, Any]:
+    from graderctl.identity import self_grading
+    from graderctl.stats import wilson_interval
+
+    judge = grader.spec.judge
+    doc: dict[str, Any] = {"rate": "false_accept_rate"}
+    if not grader.kind.model_based or judge is None:
+        doc.update(
+            applicable=False,
+            biased=False,
+            verdict="not applicable: the grader is not model-based (it has no [judge])",
+        )
+        return doc
+    fmap = family_map if family_map is not None else _shipped_family_map()
+    judge_ref = fmap.identify(judge.model, judge.provider)
+    doc["judge"] = judge_ref.to_dict()
+    own: list[bool] = []
+    other: list[bool] = []
+    errors = unknown = 0
+    rows: list[dict[str, Any]] = []
+    for s, v in zip(samples, original, strict=True):
+        if s.label != "bad":
+            continue
+        if s.generator is None:
+            unknown += 1
+            continue
+        gen = fmap.identify(s.generator.model, s.generator.provider)
+        mine = self_grading(judge_ref, gen) is not None
+        if v.is_error:
+            errors += 1
+            continue
+        assert v.accepted is not None
+        (own if mine else other).append(v.accepted)
+        rows.append(
+            {
+                "id": s.id,
+                "generator": gen.canonical,
+                "family": gen.family,
+                "own_family": mine,
+                "accepted": v.accepted,
+            }
+        )
+    doc.update(
+        {
+            "n_without_generator": unknown,
+            "errors": {"before": errors, "after": 0},
+            "own_family": _group(own),
+            "other_families": _group(other),
+        }
+    )
+    if not own or not other:
+        missing = "the judge's own family" if not own else "other families"
+        doc.update(
+            applicable=False,
+            biased=False,
+            verdict=f"not applicable: no known-bad sample written by {missing} (set `generator` on samples)",
+        )
+        doc["samples"] = rows
+        return doc
+    p1, p2 = sum(own) / len(own), sum(other) / len(other)
+    w1 = wilson_interval(sum(own), len(own), confidence=CONFIDENCE)
+    w2 = wilson_interval(sum(other), len(other), confidence=CONFIDENCE)
+    assert w1 is not None and w2 is not None
+    diff = p1 - p2
+    # Newcombe's hybrid score interval for a difference of independent proportions (method 10).
+    low = diff - math.sqrt((p1 - w1[0]) ** 2 + (w2[1] - p2) ** 2)
+    high = diff + math.sqrt((w1[1] - p1) ** 2 + (p2 - w2[0]) ** 2)
+    biased = diff > margin and low > 0
+    effect = (
+        f"false accept rate {p1:.2f} on its own family's answers vs {p2:.2f} on others' "
+        f"({_fmt_signed(diff)}, {int(CONFIDENCE * 100)}% CI {_fmt_signed(low)} to {_fmt_signed(high)})"
+    )
+    verdict = (
+        f"bias found: {effect}; above the margin {margin:g}"
+        if biased
+        else f"no bias shown: {effect}; margin {margin:g}"
+    )
+    doc.update(
+        applicable=True,
+        difference={
+            "diff": diff,
+            "ci_low": low,
+            "ci_high": high,
+            "confidence": CONFIDENCE,
+            "method": "newcombe-hybrid-score",
+        },
+        biased=biased,
+        verdict=verdict,
+        samples=rows,
+    )
+    return doc
+
+
+def _group(values: Sequence[bool]) -> dict[str, Any]:
+    n = len(values)
+    return {"count": sum(values), "n": n, "value": (sum(values) / n) if n else None}
+
+
+def _shipped_family_map() -> Any:
+    """The family map shipped with graderctl (the project's own additions are the caller's to pass)."""
+    import tomllib
+    from importlib.resources import files
+
+    from graderctl.identity import FamilyMap
+
+    data = tomllib.loads(files("graderctl.data").joinpath("model_families.toml").read_text(encoding="utf-8"))
+    return FamilyMap.from_tables(data, source="graderctl/data/model_families.toml")
+
+
+# --- documents ----------------------------------------------------------------------------------------
+
+
+def _envelope(
+    probe: str,
+    grader: LoadedGrader,
+    cal_set: LoadedSet,
+    root: Path,
+    margin: float,
+    seed: int,
+    created_at: str | None,
+) -> dict[str, Any]:
+    from datetime import UTC, datetime
+
+    from graderctl import __version__
+
+    when = created_at or datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    judge = grader.spec.judge.model_dump(exclude_none=True) if grader.spec.judge else None
+    try:
+        path = cal_set.path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        path = cal_set.path.as_posix()
+    return {
+        "schema_version": 1,
+        "type": "probe",
+        "probe": probe,
+        "graderctl_version": __version__,
+        "created_at": when,
+        "grader": {
+            "name": grader.spec.name,
+            "version": grader.spec.version,
+            "kind": grader.spec.kind,
+            "fingerprint": grader.fingerprint,
+            "check": grader.spec.check.value,
+            "judge": judge,
+        },
+        "calibration_set": {
+            "name": cal_set.name,
+            "version": cal_set.manifest.version,
+            "fingerprint": cal_set.fingerprint,
+            "path": path,
+            "n_good": cal_set.n_good,
+            "n_bad": cal_set.n_bad,
+        },
+        "question": _QUESTIONS[probe],
+        "margin": margin,
+        "seed": seed,
+    }
+
+
+def probe_paths(root: Path, set_name: str, grader_name: str, version: int, probe: str) -> tuple[Path, Path]:
+    base = root / REPORTS_DIR / "probes" / set_name / f"{grader_name}@{version}-{probe}"
+    return base.with_suffix(".json"), base.with_suffix(".md")
+
+
+def _write(root: Path, result: ProbeResult) -> None:
+    import json
+
+    from graderctl.store.atomic import atomic_write_many
+
+    doc = result.document
+    json_path, md_path = probe_paths(
+        root, result.set_name, doc["grader"]["name"], doc["grader"]["version"], result.probe
+    )
+    text = json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    atomic_write_many({json_path: text, md_path: render_markdown(doc)})
+    result.json_path = _relative(json_path, root)
+    result.md_path = _relative(md_path, root)
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def render_markdown(doc: dict[str, Any]) -> str:
+    g, s = doc["grader"], doc["calibration_set"]
+    status = (
+        "BIAS FOUND" if doc.get("biased") else ("not applicable" if not doc.get("applicable") else "passed")
+    )
+    lines = [
+        f"# Probe `{doc['probe']}`: {g['name']}@{g['version']} on {s['name']}@{s['version']} — {status}",
+        "",
+        f"*{doc['question']}*",
+        "",
+        doc.get("verdict", ""),
+        "",
+        f"- grader: `{g['name']}@{g['version']}` ({g['kind']}), fingerprint `{g['fingerprint']}`",
+        f"- set: `{s['name']}@{s['version']}`, fingerprint `{s['fingerprint']}`",
+        f"- margin: {doc['margin']:g}; seed: {doc['seed']}; created {doc['created_at']}",
+    ]
+    if "n_transformed" in doc:
+        lines.append(
+            f"- samples transformed: {doc['n_transformed']} of {doc['n_targeted']} targeted "
+            f"({doc['n_unchanged']} unchanged); pairs compared: {doc['n']}"
+        )
+    errors = doc.get("errors") or {}
+    if errors.get("before") or errors.get("after"):
+        lines.append(
+            f"- grader errors (left out): {errors.get('before', 0)} before, {errors.get('after', 0)} after"
+        )
+    usage = doc.get("usage") or {}
+    if usage.get("requests") or usage.get("cached"):
+        lines.append(
+            f"- usage: {usage['input_tokens']} input and {usage['output_tokens']} output tokens, "
+            f"${usage['usd']:.4f}, {usage['requests']} request(s), {usage['cached']} cached verdict(s)"
+        )
+    if (
+        "difference" in doc
+        and "before" in doc
+        and isinstance(doc["before"], dict)
+        and "value" in doc["before"]
+    ):
+        d, b, a = doc["difference"], doc["before"], doc["after"]
+        lines += [
+            "",
+            "| | before | after | change | McNemar p |",
+            "|---|---|---|---|---|",
+            f"| {doc['rate'].replace('_', ' ')} | {b['value']:.3f} ({b['count']}/{b['n']}) "
+            f"| {a['value']:.3f} ({a['count']}/{a['n']}) "
+            f"| {_fmt_signed(d.get('diff'))} "
+            f"[{_fmt_signed(d.get('ci_low'))}, {_fmt_signed(d.get('ci_high'))}] "
+            f"| {_fmt_p(doc.get('mcnemar_p'))} |",
+        ]
+    if "flips" in doc:
+        f = doc["flips"]
+        lines += [
+            "",
+            f"Flipped outcomes: {f['count']} of {f['n']} ({f['value']:.3f}); "
+            f"{f['to_accept']} to accept, {f['to_reject']} to reject.",
+        ]
+    if "own_family" in doc:
+        o, t = doc["own_family"], doc["other_families"]
+        lines += [
+            "",
+            "| generator | false accepts | n | rate |",
+            "|---|---|---|---|",
+            f"| judge's own family | {o['count']} | {o['n']} | {_fmt(o['value'])} |",
+            f"| other families | {t['count']} | {t['n']} | {_fmt(t['value'])} |",
+        ]
+    flipped = [r for r in doc.get("samples", []) if r.get("flipped")]
+    if flipped:
+        lines += [
+            "",
+            "## Flipped samples",
+            "",
+            "| id | category | before | after | transformation |",
+            "|---|---|---|---|---|",
+        ]
+        for r in flipped[:50]:
+            lines.append(
+                f"| {r['id']} | {r['category']} | {_word(r['before'])} | {_word(r['after'])} "
+                f"| {r['transformation']} |"
+            )
+        if len(flipped) > 50:
+            lines.append(f"| … | {len(flipped) - 50} more | | | |")
+    return "\n".join(lines) + "\n"
+
+
+def _word(accepted: bool | None) -> str:
+    return "error" if accepted is None else ("accept" if accepted else "reject")
+
+
+def _fmt(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def _fmt_signed(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:+.2f}"
+
+
+def _fmt_p(value: float | None) -> str:
+    if value is None:
+        return "n/a"
+    return f"{value:.2g}" if value < 0.001 else f"{value:.3f}"
+
+
+def _finite_dict(d: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in d.items():
+        if isinstance(v, float) and not math.isfinite(v):
+            warnings.warn(f"{k} is undefined", stacklevel=2)
+            out[k] = None
+        else:
+            out[k] = v
+    return out

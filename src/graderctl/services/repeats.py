@@ -1,0 +1,157 @@
+"""``calibrate --repeats R``: grade every sample R times and measure the grader's self-consistency.
+
+Repeat 0 is the ordinary run (its verdicts make the report's rates); repeats 1 .. R-1 grade the same samples
+again. Each repeat has its own verdict-cache entries (the repeat index is part of the key), so a repeat really
+asks the model again the first time, and re-running the same calibration costs nothing.
+
+The ``repeats`` section of the report::
+
+    {"r": 5,
+     "self_consistency": 0.04,          # share of samples whose outcome changes across the repeats
+     "consistent_share": 0.96,          # 1 - self_consistency
+     "n": 100,                          # samples with a decision in at least two repeats
+     "flipped_samples": [{"id": "cs-0007", "label": "bad", "outcomes": [true, false, true, true, true]}],
+     "per_repeat": [{"repeat": 0, "false_accept_rate": {...}, "false_reject_rate": {...}, "errors": 0}, ...]}
+
+``self_consistency`` follows the issue's definition: the share of samples whose outcome changes across the
+repeats (0 for a perfectly consistent grader). An error in one repeat is not an outcome: a sample counts when
+at least two repeats decided it, and is flipped when those decisions differ.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from graderctl.errors import GraderctlError, GraderRunError, UsageError
+from graderctl.models.calset import Sample
+from graderctl.plugin import Verdict
+from graderctl.runner import ProgressCallback, VerdictStore, run_grader
+from graderctl.store.project import LoadedGrader, LoadedSet
+
+MAX_REPEATS = 100
+
+
+@dataclass(frozen=True)
+class _RepeatCache:
+    """The verdict cache seen through one repeat index (the runner asks for repeat 0)."""
+
+    cache: VerdictStore
+    repeat: int
+
+    def get(self, payload: Any, repeat: int = 0) -> Verdict | None:
+        return self.cache.get(payload, self.repeat + repeat)
+
+    def put(self, payload: Any, verdict: Verdict, repeat: int = 0) -> None:
+        self.cache.put(payload, verdict, self.repeat + repeat)
+
+
+def check_repeats(repeats: int) -> None:
+    if not 1 <= repeats <= MAX_REPEATS:
+        raise UsageError(f"--repeats must be between 1 and {MAX_REPEATS}, got {repeats}")
+
+
+def grade_repeats(
+    grader: LoadedGrader,
+    cal_set: LoadedSet,
+    repeats: int,
+    *,
+    cache_dir: Path | None = None,
+    jobs: int = 1,
+    timeout: float | None = None,
+    batch_size: int = 64,
+    progress: ProgressCallback | None = None,
+) -> list[list[Verdict]]:
+    """Verdicts of repeats 1 .. ``repeats`` - 1, one list per repeat (repeat 0 is the caller's own run)."""
+    check_repeats(repeats)
+    if repeats == 1:
+        return []
+    try:
+        instance = grader.build(corpus=cal_set.corpus, cache_dir=cache_dir)
+    except GraderctlError:
+        raise
+    except Exception as exc:
+        raise GraderRunError(f"{grader.ref} could not start: {type(exc).__name__}: {exc}") from exc
+    cache: VerdictStore | None = None
+    if cache_dir is not None and grader.kind.cacheable:
+        from graderctl.store.cache import VerdictCache
+
+        cache = VerdictCache(cache_dir, grader.fingerprint)
+    inputs = [s.input for s in cal_set.samples]
+    runs: list[list[Verdict]] = []
+    try:
+        for k in range(1, repeats):
+            runs.append(
+                run_grader(
+                    instance,
+                    inputs,
+                    jobs=jobs,
+                    batch_size=batch_size,
+                    timeout=timeout,
+                    progress=progress,
+                    cache=None if cache is None else _RepeatCache(cache, k),
+                )
+            )
+    finally:
+        instance.close()
+    return runs
+
+
+def summarize_repeats(samples: Sequence[Sample], runs: Sequence[Sequence[Verdict]]) -> dict[str, Any]:
+    """The report's ``repeats`` section from every repeat's verdicts (repeat 0 first)."""
+    from graderctl.stats import rate_stats
+
+    if not runs:
+        raise ValueError("summarize_repeats needs at least one run")
+    for run in runs:
+        if len(run) != len(samples):
+            raise ValueError(f"a repeat has {len(run)} verdicts for {len(samples)} samples")
+    per_repeat: list[dict[str, Any]] = []
+    for k, run in enumerate(runs):
+        bad = [v for s, v in zip(samples, run, strict=True) if s.label == "bad" and not v.is_error]
+        good = [v for s, v in zip(samples, run, strict=True) if s.label == "good" and not v.is_error]
+        far = rate_stats(sum(1 for v in bad if v.accepted), len(bad))
+        frr = rate_stats(sum(1 for v in good if not v.accepted), len(good))
+        per_repeat.append(
+            {
+                "repeat": k,
+                "false_accept_rate": far.to_dict(),
+                "false_reject_rate": frr.to_dict(),
+                "errors": sum(1 for v in run if v.is_error),
+            }
+        )
+    flipped: list[dict[str, Any]] = []
+    considered = 0
+    for i, s in enumerate(samples):
+        outcomes = [run[i].accepted for run in runs]
+        decided = [o for o in outcomes if o is not None]
+        if len(decided) < 2:
+            continue
+        considered += 1
+        if len(set(decided)) > 1:
+            flipped.append({"id": s.id, "label": s.label.value, "category": s.category, "outcomes": outcomes})
+    share = flipped_share = None
+    if considered:
+        flipped_share = len(flipped) / considered
+        share = 1 - flipped_share
+    return {
+        "r": len(runs),
+        "self_consistency": flipped_share,
+        "consistent_share": share,
+        "n": considered,
+        "flipped": len(flipped),
+        "flipped_samples": flipped,
+        "per_repeat": per_repeat,
+    }
+
+
+def describe_repeats(section: dict[str, Any]) -> str:
+    """One line for people: how consistent the grader was."""
+    if section.get("self_consistency") is None:
+        return f"self-consistency over {section['r']} repeats: undefined (no sample was decided twice)"
+    return (
+        f"self-consistency over {section['r']} repeats: {section['flipped']} of {section['n']} samples "
+        f"({section['self_consistency']:.1%}) changed outcome"
+    )
