@@ -326,3 +326,165 @@ def test_cache_payload_is_the_rendered_prompt(server: FakeOpenAI, prompt_dir: Pa
     a = make(server.base_url, prompt_dir, corpus=corpus_a).cache_payload(inp)
     b = make(server.base_url, prompt_dir, corpus=corpus_b).cache_payload(inp)
     assert a != b and "Old text." in str(a)
+
+
+# --- end to end through `graderctl calibrate` -------------------------------------------------------------
+
+
+def cli(root: Path, *args: str) -> int:
+    from graderctl.cli import _state, app
+
+    return _state.run(app, ["--root", str(root), *args])
+
+
+def all_text(root: Path) -> str:
+    return "\n".join(p.read_text(errors="replace") for p in root.rglob("*") if p.is_file())
+
+
+@pytest.fixture
+def key(monkeypatch) -> str:
+    monkeypatch.setenv("JUDGE_TEST_KEY", KEY)
+    return KEY
+
+
+def test_calibration_report_has_outcomes_tokens_and_cost(
+    server: FakeOpenAI, tmp_path: Path, key: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from tests.support.llm_project import write_llm_project
+
+    write_llm_project(tmp_path, server.base_url, n_good=8, n_bad=7)
+    code = cli(tmp_path, "calibrate", "judge@1", "--set", "cs", "--format", "json")
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    report = json.loads(out.out)
+    assert report["false_accept_rate"]["count"] == 0 and report["false_reject_rate"]["count"] == 0
+    assert {s["id"]: s["accepted"] for s in report["samples"]} == {
+        **{f"g{i:04d}": True for i in range(8)},
+        **{f"b{i:04d}": False for i in range(7)},
+    }
+    usage = report["usage"]
+    assert usage["input_tokens"] == server.usage_totals["prompt_tokens"]
+    assert usage["output_tokens"] == server.usage_totals["completion_tokens"]
+    assert usage["requests"] == server.requests == 15
+    expected_usd = usage["input_tokens"] / 1e6 * 2.5 + usage["output_tokens"] / 1e6 * 10.0
+    assert usage["usd"] == pytest.approx(expected_usd, abs=1e-6)
+    per_sample = [s["usage"] for s in report["samples"]]
+    assert sum(u["input_tokens"] for u in per_sample) == usage["input_tokens"]
+    assert sum(u["usd"] for u in per_sample) == pytest.approx(expected_usd, abs=1e-6)
+    assert KEY not in out.out + out.err + all_text(tmp_path)
+
+
+def test_second_run_makes_no_requests_and_no_cache_bypasses(
+    server: FakeOpenAI, tmp_path: Path, key: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from tests.support.llm_project import write_llm_project
+
+    write_llm_project(tmp_path, server.base_url)
+    assert cli(tmp_path, "calibrate", "judge@1", "--set", "cs") == 0
+    first = server.requests
+    assert first == 12
+    capsys.readouterr()
+    assert cli(tmp_path, "calibrate", "judge@1", "--set", "cs", "--format", "json") == 0
+    assert server.requests == first  # every verdict came from the cache
+    report = json.loads(capsys.readouterr().out)
+    assert report["usage"]["cached"] == 12 and report["usage"]["requests"] == 0
+    assert report["false_accept_rate"]["count"] == 0
+    assert cli(tmp_path, "calibrate", "judge@1", "--set", "cs", "--no-cache") == 0
+    assert server.requests == 2 * first
+    assert list((tmp_path / ".graderctl-cache").rglob("*.json"))
+    assert KEY not in all_text(tmp_path)
+
+
+def test_bursts_of_429_and_500_are_retried_and_the_run_finishes(
+    server: FakeOpenAI, tmp_path: Path, key: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.support.llm_project import write_llm_project
+
+    write_llm_project(tmp_path, server.base_url, max_attempts=30)
+    server.script.extend([{"status": 429, "retry_after": "0"}] * 10 + [{"status": 500}] * 10)
+    code = cli(tmp_path, "calibrate", "judge@1", "--set", "cs")
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    assert server.requests == 12 + 20
+    assert "errors         0/12" in out.out
+
+
+def test_server_down_exits_4_naming_the_endpoint_and_counts_no_reject(
+    tmp_path: Path, key: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.support.llm_project import write_llm_project
+
+    url = f"http://127.0.0.1:{closed_port()}/v1"
+    write_llm_project(tmp_path, url, max_attempts=3)
+    code = cli(tmp_path, "calibrate", "judge@1", "--set", "cs")
+    out = capsys.readouterr()
+    assert code == 4, out
+    assert url in out.err
+    assert not (tmp_path / "reports").exists()  # nothing written: no sample was counted as a reject
+    assert KEY not in out.out + out.err + all_text(tmp_path)
+
+
+def test_server_down_for_some_samples_shows_errors_not_rejects(
+    tmp_path: Path, key: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from tests.support.llm_project import write_llm_project
+
+    with FakeOpenAI() as srv:
+        write_llm_project(tmp_path, srv.base_url, max_attempts=2)
+        srv.script.extend([{"status": 500}] * 4)  # two samples fail both attempts
+        cli(tmp_path, "calibrate", "judge@1", "--set", "cs", "--format", "json", "--batch-size", "1")
+    report = json.loads(capsys.readouterr().out)
+    assert report["errors"] == 2
+    erred = [s for s in report["samples"] if s["accepted"] is None]
+    assert len(erred) == 2 and all("HTTP 500" in s["error"] for s in erred)
+    assert report["false_accept_rate"]["count"] == 0 and report["false_reject_rate"]["count"] == 0
+
+
+def test_missing_key_exits_4_saying_which_variable_to_set(
+    server: FakeOpenAI, tmp_path: Path, monkeypatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.support.llm_project import write_llm_project
+
+    monkeypatch.delenv("JUDGE_TEST_KEY", raising=False)
+    write_llm_project(tmp_path, server.base_url)
+    code = cli(tmp_path, "calibrate", "judge@1", "--set", "cs")
+    err = capsys.readouterr().err
+    assert code == 4
+    assert "set the environment variable JUDGE_TEST_KEY" in err and server.base_url in err
+    assert server.requests == 0
+
+
+def test_repeats_report_self_consistency_and_cost_nothing_the_second_time(
+    server: FakeOpenAI, tmp_path: Path, key: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from tests.support.llm_project import judge_samples, write_judge, write_set
+
+    samples = judge_samples(4, 4)
+    samples[0]["input"]["claim"] += " MARKER_FLAKY"  # good: accept, reject, accept
+    samples[5]["input"]["claim"] += " MARKER_FLAKY"  # bad: accept, reject, accept
+    write_judge(tmp_path, server.base_url)
+    write_set(tmp_path, "cs", samples, far=0.9, frr=0.9)
+    code = cli(tmp_path, "calibrate", "judge@1", "--set", "cs", "--repeats", "3", "--format", "json")
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    assert server.requests == 24
+    rep = json.loads(out.out)["repeats"]
+    assert rep["r"] == 3 and rep["n"] == 8 and rep["flipped"] == 2
+    assert rep["self_consistency"] == pytest.approx(2 / 8)
+    assert [f["id"] for f in rep["flipped_samples"]] == ["g0000", "b0001"]
+    assert rep["flipped_samples"][1]["outcomes"] == [True, False, True]
+    per = rep["per_repeat"]
+    assert [p["false_accept_rate"]["count"] for p in per] == [1, 0, 1]
+    assert [p["false_reject_rate"]["count"] for p in per] == [0, 1, 0]
+    md = (tmp_path / "reports/cs/judge@1.md").read_text()
+    assert "## Repeats" in md and "2 of 8 samples" in md
+    assert cli(tmp_path, "calibrate", "judge@1", "--set", "cs", "--repeats", "3") == 0
+    assert server.requests == 24  # every repeat came from the cache

@@ -10,6 +10,8 @@ Behaviours (``mode``):
   (the answer is the text between ``<answer>`` and ``</answer>`` in the prompt, else the whole prompt) —
   a judge biased towards long answers.
 - ``always_accept`` / ``always_reject``.
+- In every mode, a prompt holding ``MARKER_FLAKY`` gets accept, reject, accept, ... on successive calls (an
+  inconsistent judge, for ``--repeats``).
 - ``fenced``: the correct verdict inside a Markdown code fence with prose around it.
 - ``malformed``: prose with no JSON verdict.
 - ``bad_body``: HTTP 200 whose body is not JSON.
@@ -63,6 +65,7 @@ class FakeOpenAI:
         self.bodies: list[dict[str, Any]] = []
         self.usage_totals = {"prompt_tokens": 0, "completion_tokens": 0}
         self.max_in_flight = 0
+        self._flaky: dict[str, int] = {}
         self._in_flight = 0
         self._lock = threading.Lock()
         self._server: _Server | None = None
@@ -128,6 +131,10 @@ class FakeOpenAI:
             return True
         if self.mode == "always_reject":
             return False
+        if "MARKER_FLAKY" in prompt:
+            with self._lock:
+                calls = self._flaky[prompt] = self._flaky.get(prompt, 0) + 1
+            return calls % 2 == 1
         good = "MARKER_GOOD" in prompt
         if self.mode == "accept_long":
             m = _ANSWER.search(prompt)
