@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import gc
 import hashlib
 import io
 import json
@@ -32,7 +33,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 
@@ -54,6 +55,10 @@ _OK, _FAIL, _NULL = 0, 1, 2
 # --- the fast line decoder ------------------------------------------------------------------------------
 
 
+_NonNegative = Annotated[float, msgspec.Meta(ge=0)]
+_Id = Annotated[str, msgspec.Meta(min_length=1)]
+
+
 class _Check(msgspec.Struct):
     passed: bool | None = None
     grader: str | None = None
@@ -62,27 +67,50 @@ class _Check(msgspec.Struct):
 
 
 class _Cost(msgspec.Struct):
-    input_tokens: int | float | None = None
-    output_tokens: int | float | None = None
-    tool_calls: int | float | None = None
-    usd: int | float | None = None
-    wall_seconds: int | float | None = None
+    input_tokens: _NonNegative | None = None
+    output_tokens: _NonNegative | None = None
+    tool_calls: _NonNegative | None = None
+    usd: _NonNegative | None = None
+    wall_seconds: _NonNegative | None = None
+
+
+class _SelfGrading(msgspec.Struct):
+    override: bool | None = None
 
 
 class _Line(msgspec.Struct):
-    """Exactly the fields metrics reads; msgspec skips the others without building Python objects."""
+    """Exactly the fields metrics reads, typed strictly; msgspec skips the others without building Python
+    objects for them. A line it refuses is diagnosed again, leniently, by :func:`_diagnose`."""
 
-    task_id: Any = msgspec.UNSET
-    trial_id: Any = msgspec.UNSET
-    success: Any = msgspec.UNSET
+    task_id: _Id
+    trial_id: _Id
+    success: bool | None
     checks: dict[str, _Check] | None = None
     stop_reason: str | None = None
     category: str | None = None
     cost: _Cost | None = None
     reason: str | None = None
     untrusted: list[str] | None = None
-    self_grading: dict[str, Any] | None = None
-    rule: dict[str, Any] | None = None
+    self_grading: _SelfGrading | None = None
+    #: Kept as raw JSON: only the distinct rules are counted.
+    rule: msgspec.Raw = msgspec.Raw(b"")
+
+
+class _LooseCost(msgspec.Struct):
+    input_tokens: float | None = None
+    output_tokens: float | None = None
+    tool_calls: float | None = None
+    usd: float | None = None
+    wall_seconds: float | None = None
+
+
+class _LooseLine(msgspec.Struct):
+    """The same fields, loosely typed, to say everything wrong with a refused line at once."""
+
+    task_id: Any = msgspec.UNSET
+    trial_id: Any = msgspec.UNSET
+    success: Any = msgspec.UNSET
+    cost: _LooseCost | None = None
 
 
 def _msgspec_pointer(message: str) -> tuple[str, str]:
@@ -123,7 +151,7 @@ class ResultScan:
     checks: dict[str, list[int]] = field(default_factory=dict)
     graders: dict[str, dict[tuple[str | None, str | None], GraderSeen]] = field(default_factory=dict)
     null_reasons: dict[str, int] = field(default_factory=dict)
-    rules: dict[str, int] = field(default_factory=dict)
+    rules: dict[bytes, int] = field(default_factory=dict)
     cost_sum: dict[str, float] = field(default_factory=dict)
     cost_known: dict[str, int] = field(default_factory=dict)
     usd_by_outcome: list[float] = field(default_factory=lambda: [0.0, 0.0, 0.0])
@@ -139,7 +167,12 @@ class ResultScan:
 _COST_FIELDS = ("input_tokens", "output_tokens", "tool_calls", "usd", "wall_seconds")
 
 
-def _iter_raw_lines(path: Path, shown: str) -> Iterator[tuple[int, bytes]]:
+_BLOCK_BYTES = 1 << 24
+
+
+def _line_blocks(path: Path, shown: str) -> Iterator[list[bytes]]:
+    """The file's lines (without ``\\n``; a ``\\r`` left is JSON whitespace), a block of lines at a time:
+    a generator step per block instead of per line. A leading UTF-8 BOM is dropped."""
     try:
         fh = path.open("rb")
     except FileNotFoundError:
@@ -151,12 +184,20 @@ def _iter_raw_lines(path: Path, shown: str) -> Iterator[tuple[int, bytes]]:
             f"{shown}: unreadable", [Problem(file=shown, message=f"cannot read the file: {exc.strerror}")]
         ) from None
     with fh:
-        for number, raw in enumerate(fh, start=1):
-            if number == 1 and raw.startswith(BOM):
-                raw = raw[len(BOM) :]
-            raw = raw.rstrip(b"\r\n")
-            if raw.strip():
-                yield number, raw
+        rest = b""
+        first = True
+        while True:
+            block = fh.read(_BLOCK_BYTES)
+            if not block:
+                if rest:
+                    yield [rest]
+                return
+            if first:
+                block = block.removeprefix(BOM)
+                first = False
+            lines = (rest + block).split(b"\n") if rest else block.split(b"\n")
+            rest = lines.pop()
+            yield lines
 
 
 def scan_results(path: Path, *, root: Path | None = None, sink: ProblemSink | None = None) -> ResultScan:
@@ -164,161 +205,136 @@ def scan_results(path: Path, *, root: Path | None = None, sink: ProblemSink | No
     listing them (up to the sink's cap, with a count of the rest) when there is any."""
     shown = display_path(path, root)
     sink = sink if sink is not None else ProblemSink()
-    decoder = msgspec.json.Decoder(_Line)
-    unset = msgspec.UNSET
+    decode = msgspec.json.Decoder(_Line).decode
     errors = (msgspec.DecodeError, msgspec.ValidationError)
     scan = ResultScan(path=shown)
-    seen: set[str] = set()
+    seen: set[tuple[str, str]] = set()
     tasks = scan.tasks
-    last_number = 0
-    for number, raw in _iter_raw_lines(path, shown):
-        last_number = number
-        try:
-            line = decoder.decode(raw)
-        except errors as exc:
-            _bad_line(raw, number, shown, sink, str(exc))
-            continue
-        task_id, trial_id, success = line.task_id, line.trial_id, line.success
-        bad = False
-        for name, value in (("task_id", task_id), ("trial_id", trial_id)):
-            if value is unset:
+    # Flat counters keyed by tuples (one dict operation per fact), folded into the scan after the loop.
+    by_category: dict[tuple[str, str, int], int] = {}
+    by_stop: dict[tuple[str, int], int] = {}
+    by_check: dict[tuple[str, bool | None, str | None, str | None, bool | None], int] = {}
+    null_reasons = scan.null_reasons
+    rules = scan.rules
+    untrusted_lists: dict[tuple[str, ...], int] = {}
+    overrides = 0
+    in_tok = out_tok = calls = usd = wall = 0.0
+    n_in = n_out = n_calls = n_usd = n_wall = 0
+    usd_by_outcome = [0.0, 0.0, 0.0]
+    lines = 0
+    any_line = False
+    number = 0
+    for block in _line_blocks(path, shown):
+        for raw in block:
+            number += 1
+            if not raw or raw == b"\r":
+                continue
+            any_line = True
+            try:
+                line = decode(raw)
+            except errors as exc:
+                _diagnose(raw.rstrip(b"\r"), number, shown, sink, str(exc))
+                continue
+            task_id = line.task_id
+            key = (task_id, line.trial_id)
+            if key in seen:
                 sink.add(
                     Problem(
                         file=shown,
                         line=number,
-                        pointer=f"/{name}",
-                        message="missing required field",
-                        expected=f"a value for {name!r}",
-                        got="nothing",
-                        fix=f"add {name!r}",
+                        pointer="/trial_id",
+                        message=f"duplicate trial {line.trial_id!r} of task {task_id!r}",
+                        expected="each (task_id, trial_id) once",
+                        got="a second line for it",
+                        fix="remove the duplicate line (a resumed run may have written it twice)",
                     )
                 )
-                bad = True
-            elif not isinstance(value, str) or not value:
-                sink.add(
-                    Problem(
-                        file=shown,
-                        line=number,
-                        pointer=f"/{name}",
-                        message="invalid value",
-                        expected="a non-empty string",
-                        got=json.dumps(value),
-                    )
-                )
-                bad = True
-        if success is unset:
-            sink.add(
-                Problem(
-                    file=shown,
-                    line=number,
-                    pointer="/success",
-                    message="missing required field",
-                    expected="true, false or null (null: the trial could not be graded)",
-                    got="nothing",
-                    fix="add 'success'",
-                )
-            )
-            bad = True
-        elif success is not None and not isinstance(success, bool):
-            sink.add(
-                Problem(
-                    file=shown,
-                    line=number,
-                    pointer="/success",
-                    message="invalid value",
-                    expected="true, false or null",
-                    got=json.dumps(success),
-                )
-            )
-            bad = True
-        cost = line.cost
-        if cost is not None:
-            for name in _COST_FIELDS:
-                value = getattr(cost, name)
-                if value is not None and (value < 0 or not math.isfinite(value)):
-                    sink.add(
-                        Problem(
-                            file=shown,
-                            line=number,
-                            pointer=f"/cost/{name}",
-                            message="invalid value",
-                            expected="a non-negative number",
-                            got=json.dumps(value),
-                        )
-                    )
-                    bad = True
-        if bad:
-            continue
-        key = f"{task_id}\x1f{trial_id}"
-        if key in seen:
-            sink.add(
-                Problem(
-                    file=shown,
-                    line=number,
-                    pointer="/trial_id",
-                    message=f"duplicate trial {trial_id!r} of task {task_id!r}",
-                    expected="each (task_id, trial_id) once",
-                    got="a second line for it",
-                    fix="remove the duplicate line (a resumed run may have written it twice)",
-                )
-            )
-            continue
-        seen.add(key)
-        slot = _OK if success is True else _FAIL if success is False else _NULL
-        counts = tasks.get(task_id)
-        if counts is None:
-            counts = tasks[task_id] = [0, 0, 0]
-        counts[slot] += 1
-        if slot == _NULL:
-            reason = line.reason or "no reason given"
-            scan.null_reasons[reason] = scan.null_reasons.get(reason, 0) + 1
-        if line.category is not None:
-            per_cat = scan.categories.setdefault(line.category, {})
-            cc = per_cat.get(task_id)
-            if cc is None:
-                cc = per_cat[task_id] = [0, 0, 0]
-            cc[slot] += 1
-        stop = line.stop_reason if line.stop_reason is not None else "(none)"
-        sc = scan.stop_reasons.get(stop)
-        if sc is None:
-            sc = scan.stop_reasons[stop] = [0, 0, 0]
-        sc[slot] += 1
-        if line.checks:
-            untrusted = False
-            for check, result in line.checks.items():
-                cc = scan.checks.get(check)
-                if cc is None:
-                    cc = scan.checks[check] = [0, 0, 0]
-                cc[_OK if result.passed is True else _FAIL if result.passed is False else _NULL] += 1
-                gkey = (result.grader, result.fingerprint)
-                by_check = scan.graders.setdefault(check, {})
-                gs = by_check.get(gkey)
-                if gs is None:
-                    gs = by_check[gkey] = GraderSeen(result.grader, result.fingerprint)
-                gs.trials += 1
-                if result.trusted is False:
-                    untrusted = True
-                    scan.untrusted_graders.add(result.grader or "?")
-            if untrusted:
-                scan.untrusted_trials += 1
-        elif line.untrusted:
-            scan.untrusted_trials += 1
-            scan.untrusted_graders.update(line.untrusted)
-        if line.self_grading and line.self_grading.get("override"):
-            scan.self_grading_overrides += 1
-        if line.rule is not None:
-            rule_key = json.dumps(line.rule, sort_keys=True)
-            scan.rules[rule_key] = scan.rules.get(rule_key, 0) + 1
-        if cost is not None:
-            for name in _COST_FIELDS:
-                value = getattr(cost, name)
-                if value is not None:
-                    scan.cost_sum[name] = scan.cost_sum.get(name, 0.0) + value
-                    scan.cost_known[name] = scan.cost_known.get(name, 0) + 1
-            if cost.usd is not None:
-                scan.usd_by_outcome[slot] += cost.usd
-        scan.lines += 1
-    if last_number == 0 and not sink:
+                continue
+            seen.add(key)
+            lines += 1
+            success = line.success
+            slot = _OK if success is True else _FAIL if success is False else _NULL
+            counts = tasks.get(task_id)
+            if counts is None:
+                counts = tasks[task_id] = [0, 0, 0]
+            counts[slot] += 1
+            if slot == _NULL:
+                reason = line.reason or "no reason given"
+                null_reasons[reason] = null_reasons.get(reason, 0) + 1
+            if line.category is not None:
+                ckey = (line.category, task_id, slot)
+                by_category[ckey] = by_category.get(ckey, 0) + 1
+            skey = (line.stop_reason or "(none)", slot)
+            by_stop[skey] = by_stop.get(skey, 0) + 1
+            checks = line.checks
+            if checks:
+                untrusted_line = False
+                for check, result in checks.items():
+                    gkey = (check, result.passed, result.grader, result.fingerprint, result.trusted)
+                    by_check[gkey] = by_check.get(gkey, 0) + 1
+                    if result.trusted is False:
+                        untrusted_line = True
+                if untrusted_line:
+                    scan.untrusted_trials += 1
+            elif line.untrusted:
+                ukey = tuple(line.untrusted)
+                untrusted_lists[ukey] = untrusted_lists.get(ukey, 0) + 1
+            if line.self_grading is not None and line.self_grading.override:
+                overrides += 1
+            if line.rule:
+                rule_key = bytes(line.rule)
+                rules[rule_key] = rules.get(rule_key, 0) + 1
+            cost = line.cost
+            if cost is not None:
+                if cost.input_tokens is not None:
+                    in_tok += cost.input_tokens
+                    n_in += 1
+                if cost.output_tokens is not None:
+                    out_tok += cost.output_tokens
+                    n_out += 1
+                if cost.tool_calls is not None:
+                    calls += cost.tool_calls
+                    n_calls += 1
+                if cost.wall_seconds is not None:
+                    wall += cost.wall_seconds
+                    n_wall += 1
+                if cost.usd is not None:
+                    usd += cost.usd
+                    n_usd += 1
+                    usd_by_outcome[slot] += cost.usd
+
+    scan.lines = lines
+    scan.self_grading_overrides = overrides
+    scan.usd_by_outcome = usd_by_outcome
+    for name, total, known in (
+        ("input_tokens", in_tok, n_in),
+        ("output_tokens", out_tok, n_out),
+        ("tool_calls", calls, n_calls),
+        ("usd", usd, n_usd),
+        ("wall_seconds", wall, n_wall),
+    ):
+        if known:
+            scan.cost_sum[name] = total
+            scan.cost_known[name] = known
+    for (category, task_id, slot), count in by_category.items():
+        per_task = scan.categories.setdefault(category, {}).setdefault(task_id, [0, 0, 0])
+        per_task[slot] += count
+    for (stop, slot), count in by_stop.items():
+        scan.stop_reasons.setdefault(stop, [0, 0, 0])[slot] += count
+    for (check, passed, grader, fingerprint, trusted), count in by_check.items():
+        scan.checks.setdefault(check, [0, 0, 0])[
+            _OK if passed is True else _FAIL if passed is False else _NULL
+        ] += count
+        seen_grader = scan.graders.setdefault(check, {}).setdefault(
+            (grader, fingerprint), GraderSeen(grader, fingerprint)
+        )
+        seen_grader.trials += count
+        if trusted is False:
+            scan.untrusted_graders.add(grader or "?")
+    for names, count in untrusted_lists.items():
+        scan.untrusted_trials += count
+        scan.untrusted_graders.update(names)
+    if not any_line and not sink:
         sink.add(
             Problem(
                 file=shown,
@@ -331,6 +347,82 @@ def scan_results(path: Path, *, root: Path | None = None, sink: ProblemSink | No
         )
     sink.raise_if_any(shown)
     return scan
+
+
+def _diagnose(raw: bytes, number: int, shown: str, sink: ProblemSink, message: str) -> None:
+    """Say everything wrong with a line the strict decoder refused."""
+    if not raw.strip():
+        return  # a blank line
+    before = sink.count
+    try:
+        loose = msgspec.json.decode(raw, type=_LooseLine)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        loose = None
+    if loose is not None:
+        for name in ("task_id", "trial_id"):
+            value = getattr(loose, name)
+            if value is msgspec.UNSET:
+                sink.add(
+                    Problem(
+                        file=shown,
+                        line=number,
+                        pointer=f"/{name}",
+                        message="missing required field",
+                        expected=f"a value for {name!r}",
+                        got="nothing",
+                        fix=f"add {name!r}",
+                    )
+                )
+            elif not isinstance(value, str) or not value:
+                sink.add(
+                    Problem(
+                        file=shown,
+                        line=number,
+                        pointer=f"/{name}",
+                        message="invalid value",
+                        expected="a non-empty string",
+                        got=json.dumps(value),
+                    )
+                )
+        if loose.success is msgspec.UNSET:
+            sink.add(
+                Problem(
+                    file=shown,
+                    line=number,
+                    pointer="/success",
+                    message="missing required field",
+                    expected="true, false or null (null: the trial could not be graded)",
+                    got="nothing",
+                    fix="add 'success'",
+                )
+            )
+        elif loose.success is not None and not isinstance(loose.success, bool):
+            sink.add(
+                Problem(
+                    file=shown,
+                    line=number,
+                    pointer="/success",
+                    message="invalid value",
+                    expected="true, false or null",
+                    got=json.dumps(loose.success),
+                )
+            )
+        if loose.cost is not None:
+            for name in _COST_FIELDS:
+                value = getattr(loose.cost, name)
+                if value is not None and value < 0:
+                    sink.add(
+                        Problem(
+                            file=shown,
+                            line=number,
+                            pointer=f"/cost/{name}",
+                            message="invalid value",
+                            expected="a non-negative number",
+                            got=json.dumps(value),
+                        )
+                    )
+    if sink.count == before:
+        _bad_line(raw, number, shown, sink, message)
 
 
 def _bad_line(raw: bytes, number: int, shown: str, sink: ProblemSink, message: str) -> None:
@@ -808,7 +900,15 @@ def compute_metrics(results: Path, *, root: Path, options: MetricsOptions | None
 
     options = options or MetricsOptions()
     notes: list[str] = []
-    scan = scan_results(results, root=root)
+    # A million result lines make millions of small objects that the cyclic garbage collector would walk
+    # again and again; none of them forms a cycle, so it is paused while the file is read.
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        scan = scan_results(results, root=root)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
     combined = check_fingerprints(scan, root)
 
     task_ids = list(scan.tasks)
@@ -934,7 +1034,10 @@ def compute_metrics(results: Path, *, root: Path, options: MetricsOptions | None
             else:
                 out[str(k)] = math.fsum(w * v for w, v in zip(weight_list, per_task, strict=True)) / total_w
                 per_task = [s * v for s, v in zip(scale, per_task, strict=True)]
-            out_ci[str(k)] = _interval(per_task, options, notes)
+            if k == 1 and out is doc_hat and weight_list is None:
+                out_ci["1"] = doc_pass_ci["1"]  # pass^1 = pass@1 task by task: same interval
+            else:
+                out_ci[str(k)] = _interval(per_task, options, notes)
 
     # success rates: task-weighted (= pass@1) beside trial-weighted
     from graderctl.stats import cluster_bootstrap_rate
@@ -1014,6 +1117,7 @@ def compute_metrics(results: Path, *, root: Path, options: MetricsOptions | None
     cost = _cost(scan, successes, failures, nulls, notes)
 
     rules = [json.loads(r) for r in scan.rules]
+    rules = [r for i, r in enumerate(rules) if r not in rules[:i]]
     if len(rules) > 1:
         notes.append(f"the results were graded under {len(rules)} different success rules: {rules}")
     required: list[str] = []

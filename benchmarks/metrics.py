@@ -1,0 +1,137 @@
+"""Time and peak memory of ``graderctl metrics`` over a large results file.
+
+Writes ``--lines`` result lines (default 1,000,000) in ``--tasks`` tasks (default 100,000) to a temporary
+file, shaped as ``graderctl score`` writes them (three checks with grader fingerprints, rule, cost, category,
+stop reason; about 1 KB a line, with a few null trials), then runs ``graderctl metrics --format json`` on it
+in a child process and prints its wall time and peak resident memory.
+
+Target (issue 6): under 10 s and under 1 GB.
+
+    .venv/bin/python benchmarks/metrics.py [--lines 1000000] [--tasks 100000] [--keep PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+TARGET_SECONDS = 10.0
+TARGET_MB = 1024
+CHECKS = ("source_existence", "claim_support", "coverage")
+CATEGORIES = ("market-research", "literature-review", "due-diligence", "news-summary")
+STOPS = ("completed", "completed", "completed", "max_turns", "error")
+
+
+def write_results(path: Path, lines: int, tasks: int, seed: int = 7) -> None:
+    rng = random.Random(seed)
+    per_task = lines // tasks
+    extra = lines - per_task * tasks
+    fingerprints = {c: "sha256:" + f"{i:x}" * 64 for i, c in enumerate(CHECKS, start=10)}
+    rule = {"require": list(CHECKS), "combine": "all"}
+    with path.open("w", encoding="utf-8") as fh:
+        written = 0
+        for t in range(tasks):
+            task_id = f"task-{t:06d}"
+            skill = rng.random()
+            category = CATEGORIES[t % len(CATEGORIES)]
+            for j in range(per_task + (1 if t < extra else 0)):
+                checks = {}
+                for c in CHECKS:
+                    passed = rng.random() < 0.5 + skill / 2
+                    checks[c] = {
+                        "passed": passed,
+                        "grader": f"{c.replace('_', '-')}@1",
+                        "fingerprint": fingerprints[c],
+                        "units": 5,
+                        "failed_units": [] if passed else ["claim:c2"],
+                        "errors": 0,
+                        "reasons": [] if passed else ["claim:c2: the evidence does not state the figure"],
+                        "trusted": True,
+                    }
+                null = rng.random() < 0.01
+                success = None if null else all(v["passed"] for v in checks.values())
+                row = {
+                    "task_id": task_id,
+                    "trial_id": f"{task_id}-{j}",
+                    "success": success,
+                    "checks": checks,
+                    "rule": rule,
+                    "category": category,
+                    "stop_reason": rng.choice(STOPS),
+                    "cost": {
+                        "input_tokens": rng.randint(500, 5000),
+                        "output_tokens": rng.randint(100, 900),
+                        "tool_calls": rng.randint(0, 12),
+                        "usd": round(rng.uniform(0.001, 0.05), 5),
+                        "wall_seconds": round(rng.uniform(3, 90), 2),
+                    },
+                    "trials_file": "runs/trials.jsonl",
+                }
+                if null:
+                    row["reason"] = "claim_support: the grader erred on every unit"
+                fh.write(json.dumps(row, separators=(",", ":")) + "\n")
+                written += 1
+    assert written == lines
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--lines", type=int, default=1_000_000)
+    parser.add_argument("--tasks", type=int, default=100_000)
+    parser.add_argument(
+        "--keep", type=Path, help="write the results file here and keep it (reused when it exists)"
+    )
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = args.keep or Path(tmp) / "results.jsonl"
+        t0 = time.perf_counter()
+        if args.keep is not None and args.keep.is_file():
+            print(f"reusing {args.keep}", file=sys.stderr)
+        else:
+            write_results(path, args.lines, args.tasks)
+        size_mb = path.stat().st_size / 2**20
+        print(
+            f"{args.lines:,} lines in {args.tasks:,} tasks ({size_mb:,.0f} MB) "
+            f"ready in {time.perf_counter() - t0:.1f} s",
+            file=sys.stderr,
+        )
+        env = dict(os.environ, GRADERCTL_ROOT=tmp)
+        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        t0 = time.perf_counter()
+        proc = subprocess.run(
+            [sys.executable, "-m", "graderctl", "metrics", str(path), "--format", "json"],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=False,
+        )
+        seconds = time.perf_counter() - t0
+        peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        if proc.returncode != 0:
+            print(proc.stderr, file=sys.stderr)
+            print(f"metrics failed with exit code {proc.returncode}")
+            return 1
+        doc = json.loads(proc.stdout)
+        peak_mb = max(peak_kb, before) / 1024
+        print(
+            f"metrics: {doc['trials']:,} lines, {doc['tasks']:,} tasks, "
+            f"pass@1 = {doc['pass_at_k']['1']:.4f}, k = {doc['k']}"
+        )
+        print(f"time: {seconds:.2f} s (target < {TARGET_SECONDS:.0f} s)")
+        print(f"peak memory: {peak_mb:,.0f} MB (target < {TARGET_MB} MB)")
+        ok = seconds < TARGET_SECONDS and peak_mb < TARGET_MB
+        print("within target" if ok else "OVER TARGET")
+        return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
