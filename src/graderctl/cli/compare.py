@@ -1,10 +1,160 @@
-"""``graderctl compare``"""
+"""``graderctl compare OLD_REF NEW_REF [--set SET]... [--replay RESULTS] [--trials TRIALS] [--margin M]``
+
+Exit codes: 0 comparable; 1 not comparable (re-score needed); 3 bad input (unknown grader or set, the two
+versions grade different checks, a set of another check, unreadable replay files); 4 a version could not run
+or erred on more samples than a set allows; 130 interrupted (nothing written).
+
+``--format json`` prints the comparison report, the same document written to
+``reports/comparisons/<old_ref>--<new_ref>.json`` (unless ``--no-write``).
+"""
 
 from __future__ import annotations
 
-from graderctl.errors import UsageError
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from graderctl.cli import _state
+from graderctl.errors import ExitCode, UsageError
+
+if TYPE_CHECKING:
+    from graderctl.models.comparison import ComparisonReport
 
 
-def compare() -> None:
-    """Not yet available."""
-    raise UsageError("`graderctl compare` is not implemented yet")
+class Format(StrEnum):
+    text = "text"
+    json = "json"
+    md = "md"
+
+
+def compare(
+    old_ref: Annotated[str, typer.Argument(help="The version in use: name@version (or a definition path).")],
+    new_ref: Annotated[str, typer.Argument(help="The candidate version: name@version (or a path).")],
+    sets: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--set", help="Set name or folder (repeatable; default: every set of the graders' check)."
+        ),
+    ] = None,
+    replay: Annotated[
+        Path | None,
+        typer.Option("--replay", help="Graded results (graded by OLD) whose trials NEW re-grades."),
+    ] = None,
+    trials: Annotated[
+        Path | None,
+        typer.Option("--trials", help="The trials of --replay (default: the path recorded in the results)."),
+    ] = None,
+    corpus: Annotated[
+        Path | None, typer.Option("--corpus", help="Corpus (corpus.jsonl) the replayed trials cite.")
+    ] = None,
+    margin: Annotated[
+        float | None,
+        typer.Option(
+            "--margin",
+            help="Equivalence margin on the accept-rate difference "
+            "(default: NEW's compare_margin, else 0.02).",
+        ),
+    ] = None,
+    fmt: Annotated[Format, typer.Option("--format", help="Output format on stdout.")] = Format.text,
+    output: Annotated[
+        Path | None, typer.Option("--output", help="Also write the rendering (in --format) to this file.")
+    ] = None,
+    jobs: Annotated[int, typer.Option("--jobs", min=1, help="Batches graded in parallel.")] = 1,
+    timeout: Annotated[
+        float | None, typer.Option("--timeout", help="Seconds allowed per sample (default: no limit).")
+    ] = None,
+    batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Samples per batch.")] = 64,
+    no_write: Annotated[
+        bool, typer.Option("--no-write", help="Do not write the report under reports/comparisons/.")
+    ] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or notes on stderr.")] = False,
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Do not read or fill the verdict cache (model judges).")
+    ] = False,
+) -> None:
+    """Decide whether NEW keeps scores comparable with OLD (an equivalence test on paired outcomes)."""
+    from graderctl.cli._progress import progress_bar, progress_enabled
+    from graderctl.services.compare import (
+        ComparisonStatus,
+        ReplayInput,
+        check_graders,
+        comparison_paths,
+        status_of,
+    )
+    from graderctl.services.compare import compare as run_compare
+    from graderctl.services.trust import sets_of_check
+    from graderctl.store.project import find_grader, find_set
+    from graderctl.store.readers import display_path
+
+    if margin is not None and not 0 < margin < 1:
+        raise UsageError(f"--margin must be a number between 0 and 1 (exclusive), got {margin:g}")
+    if timeout is not None and not timeout > 0:
+        raise UsageError(f"--timeout must be a positive number of seconds, got {timeout:g}")
+    if replay is None and (trials is not None or corpus is not None):
+        raise UsageError("--trials and --corpus describe the replayed trials: give --replay RESULTS too")
+
+    root = _state.root()
+    old = find_grader(old_ref, root)
+    new = find_grader(new_ref, root)
+    check_graders(old, new)
+    chosen = [find_set(s, root) for s in sets] if sets else sets_of_check(root, old.spec.check)
+    replay_input = (
+        ReplayInput.from_paths(replay, trials=trials, corpus=corpus, root=root)
+        if replay is not None
+        else None
+    )
+    show_progress = progress_enabled(machine_output=fmt is Format.json, quiet=quiet)
+
+    def progress_for(label: str):  # type: ignore[no-untyped-def]
+        return progress_bar(label, enabled=show_progress)
+
+    try:
+        report = run_compare(
+            old,
+            new,
+            chosen,
+            root=root,
+            margin=margin,
+            replay=replay_input,
+            jobs=jobs,
+            timeout=timeout,
+            batch_size=batch_size,
+            progress_for=progress_for,
+            use_cache=not no_cache,
+            write=not no_write,
+        )
+    except KeyboardInterrupt:
+        _state.err("interrupted: the comparison report was not written")
+        raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
+
+    status = status_of(report)
+    if not quiet:
+        for warning in report.warnings:
+            _state.err(f"warning: {warning}")
+        if not no_write:
+            json_path, md_path = comparison_paths(root, report.old.ref, report.new.ref)
+            _state.err(f"wrote {display_path(json_path, root)} and {md_path.name}")
+    text = _render(report, fmt)
+    typer.echo(text, nl=False)
+    if output is not None:
+        from graderctl.store.atomic import atomic_write_text
+
+        atomic_write_text(output, text)
+    if status is ComparisonStatus.error_rate_exceeded:
+        _state.err("error: a version erred on more samples than a set's max_error_rate allows")
+        _state.exit_with(ExitCode.GRADER_FAILED)
+    if status is ComparisonStatus.not_comparable:
+        _state.exit_with(ExitCode.NEGATIVE_VERDICT)
+
+
+def _render(report: ComparisonReport, fmt: Format) -> str:
+    from graderctl.render.compare import render_markdown, render_text
+    from graderctl.services.compare import comparison_to_json
+
+    if fmt is Format.json:
+        return comparison_to_json(report)
+    if fmt is Format.md:
+        return render_markdown(report)
+    return render_text(report)

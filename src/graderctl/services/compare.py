@@ -1,0 +1,1055 @@
+"""``compare``: does a new grader version keep scores comparable with the old one?
+
+Both versions grade the same calibration set(s); the outcomes are paired sample by sample and compared
+separately on known-good and known-bad samples (and, with ``--replay``, on frozen graded trials re-graded by
+NEW). The verdict is an **equivalence decision**, not "no significant difference": a stratum passes when the
+90% interval of the paired difference in accept rate (NEW - OLD) lies within ``+-margin`` (two one-sided
+tests at the 5% level, :func:`graderctl.stats.equivalent_within`). Versions are comparable when every stratum
+passes.
+
+Decisions (documented in the report's messages):
+
+- **Identical definitions.** Tango's interval with zero discordant pairs among ``n`` is still
+  ``+-z^2/(n+z^2)`` (about ``+-0.022`` at ``n = 120``), so a set of ~100 samples per stratum can never show
+  equivalence within ``+-0.02`` by itself. Two versions whose definitions differ only in name, version,
+  description or compare_margin (same kind, params, judge, referenced files and kind implementation: the
+  *behaviour fingerprint*) grade identically by construction, and are comparable whatever the set size; the
+  statistics are still computed and shown. Otherwise the interval decides, and a stratum too small for the
+  margin says so and gives the number of samples it would need (:func:`min_n_for_margin`).
+- **Errors.** A pair where either version erred is left out and counted. A version erring on more of a
+  set's samples than its ``max_error_rate`` makes the comparison fail with ``status = error_rate_exceeded``
+  (the CLI exits 4).
+- **Groups.** When samples carry ``group`` (not independent), the decision uses the hull of Tango's interval
+  and a cluster-bootstrap interval over groups.
+- **Replay.** Trials are re-graded with the score service's own trial grading. What is paired is the
+  outcome of the compared check (``passed``) or, for results without ``checks``, ``success``; the interval
+  is a cluster bootstrap with tasks as the unit (the task is what was sampled). pass@k and pass^k are
+  computed under both versions over the trials both graded.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from graderctl.errors import InvalidInputError, Problem
+from graderctl.models.base import Label
+from graderctl.models.comparison import (
+    ComparedGrader,
+    ComparisonReport,
+    ErrorCounts,
+    FailedStratum,
+    FlippedSample,
+    FlippedTrial,
+    PairedTable,
+    RateChange,
+    ReplayComparison,
+    SetComparison,
+    SideOutcome,
+    StratumComparison,
+)
+from graderctl.models.reports import SampleOutcome
+from graderctl.runner import ProgressCallback
+from graderctl.store.project import REPORTS_DIR, LoadedGrader, LoadedSet
+
+DEFAULT_MARGIN = 0.02
+#: Two-sided confidence of the intervals compared with the margin (TOST at the 5% level).
+CONFIDENCE = 0.90
+COMPARISONS_DIR = "comparisons"
+#: Definition fields that cannot change a verdict (left out of the behaviour fingerprint).
+NON_BEHAVIOURAL_FIELDS = ("name", "version", "description", "compare_margin")
+#: Seed and resamples of every bootstrap in a comparison (fixed: a report is reproducible).
+N_BOOT = 2000
+SEED = 20240601
+
+IDENTICAL_MESSAGE = "same grading definition: outcomes identical by construction"
+
+#: ``progress_for(label)`` gives a context manager yielding a progress callback (or ``None``).
+ProgressFactory = Callable[[str], AbstractContextManager[ProgressCallback | None]]
+
+
+class ComparisonStatus(StrEnum):
+    """What a report means for the command's exit code (the CLI maps it: 0 / 1 / 4)."""
+
+    comparable = "comparable"
+    not_comparable = "not_comparable"
+    error_rate_exceeded = "error_rate_exceeded"
+
+
+def status_of(report: ComparisonReport) -> ComparisonStatus:
+    return ComparisonStatus(report.status)
+
+
+# --- identity, margin, preconditions --------------------------------------------------------------------
+
+
+def behaviour_fingerprint(grader: LoadedGrader) -> str:
+    """``sha256:`` over what can change a verdict: the definition without name, version, description and
+    compare_margin, the text of every referenced file and the kind's implementation version. Two versions
+    with equal behaviour fingerprints grade identically by construction."""
+    from graderctl.store.fingerprint import fingerprint_of
+
+    definition = {k: v for k, v in grader.definition.items() if k not in NON_BEHAVIOURAL_FIELDS}
+    files = {name: text.replace("\r\n", "\n").replace("\r", "\n") for name, text in grader.files.items()}
+    implementation = f"{grader.kind.name}/{grader.kind.implementation_version}"
+    return fingerprint_of(
+        "grader-behaviour", {"definition": definition, "files": files, "implementation": implementation}
+    )
+
+
+def resolve_margin(new: LoadedGrader, margin: float | None) -> tuple[float, str]:
+    """The equivalence margin and where it came from: the command line, else NEW's ``compare_margin``, else
+    the default 0.02."""
+    if margin is not None:
+        return float(margin), "command line"
+    if new.spec.compare_margin is not None:
+        return float(new.spec.compare_margin), f"{new.shown} compare_margin"
+    return DEFAULT_MARGIN, "default"
+
+
+def check_graders(old: LoadedGrader, new: LoadedGrader) -> None:
+    """Both versions must grade the same check; else :class:`InvalidInputError` (exit 3)."""
+    if old.spec.check == new.spec.check:
+        return
+    raise InvalidInputError(
+        f"{old.ref} and {new.ref} grade different checks "
+        f"({old.spec.check.value} and {new.spec.check.value}): there is nothing to compare",
+        [
+            Problem(
+                file=new.shown,
+                pointer="/check",
+                message=f"{new.ref} grades another check than {old.ref}",
+                expected=f"check = {old.spec.check.value!r}, as {old.shown} says",
+                got=repr(new.spec.check.value),
+                fix="compare two versions of a grader for the same check",
+            )
+        ],
+    )
+
+
+def check_set(grader: LoadedGrader, cal_set: LoadedSet) -> None:
+    from graderctl.services.calibrate import check_pair
+
+    check_pair(grader, cal_set)
+
+
+def min_n_for_margin(margin: float, confidence: float = CONFIDENCE) -> int | None:
+    """The smallest number of pairs ``n`` whose interval with zero discordant pairs, ``+-z^2/(n+z^2)``, lies
+    within ``+-margin``; ``None`` when no ``n`` does (``margin`` of 0)."""
+    from statistics import NormalDist
+
+    from graderctl.stats import tango_interval
+
+    if not 0 < margin < 1:
+        return None
+    z2 = NormalDist().inv_cdf(0.5 + confidence / 2) ** 2
+    n = max(1, math.ceil(z2 * (1 - margin) / margin))
+
+    def fits(k: int) -> bool:
+        low, high = tango_interval(0, 0, k, confidence=confidence)
+        return -margin <= low and high <= margin
+
+    # The closed form can be one off from the interval's own root finding; settle on the interval's answer.
+    while n > 1 and fits(n - 1):
+        n -= 1
+    while not fits(n):
+        n += 1
+    return n
+
+
+# --- statistics of one stratum --------------------------------------------------------------------------
+
+
+def _quiet(fn: Callable[[], Any]) -> Any:
+    """Call a statistic whose undefined result the report states in its own words."""
+    from graderctl.stats import UndefinedMetricWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        return fn()
+
+
+def pct(value: float | None) -> str:
+    if value is None:
+        return "undefined"
+    text = f"{100 * value:+.2f}".rstrip("0").rstrip(".")
+    return ("+0" if text in ("+0", "-0") else text) + "%"
+
+
+def _plain_pct(value: float) -> str:
+    return pct(value).lstrip("+")
+
+
+def _noun(label: Label) -> str:
+    return "known-good" if label is Label.good else "known-bad"
+
+
+def _side(o: SampleOutcome) -> SideOutcome:
+    return SideOutcome(accepted=o.accepted, reason=o.reason, error=o.error)
+
+
+def _drivers(flips: Sequence[FlippedSample], diff: float | None) -> list[str]:
+    """The flipped samples that moved the difference the way it went (all of them when it did not move)."""
+    if diff is None or diff == 0:
+        return [f.id for f in flips]
+    towards_accept = diff > 0
+    return [f.id for f in flips if bool(f.new.accepted) == towards_accept]
+
+
+@dataclass(frozen=True)
+class _Interval:
+    diff: float | None
+    low: float | None
+    high: float | None
+
+
+def stratum_comparison(
+    label: Label,
+    pairs: Sequence[tuple[SampleOutcome, SampleOutcome]],
+    *,
+    margin: float,
+    identical: bool,
+    confidence: float = CONFIDENCE,
+) -> tuple[StratumComparison, list[str]]:
+    """Compare the outcomes of OLD and NEW on the samples of one stratum (pure). Returns the stratum and
+    the warnings it raises."""
+    from graderctl.stats import cluster_bootstrap_mean_difference, cohen_kappa, paired_difference
+
+    warn: list[str] = []
+    noun = _noun(label)
+    err_old = sum(1 for o, _ in pairs if o.accepted is None)
+    err_new = sum(1 for _, w in pairs if w.accepted is None)
+    graded = [(o, w) for o, w in pairs if o.accepted is not None and w.accepted is not None]
+    n = len(graded)
+    errors = ErrorCounts(old=err_old, new=err_new, excluded=len(pairs) - n)
+    old_acc = [bool(o.accepted) for o, _ in graded]
+    new_acc = [bool(w.accepted) for _, w in graded]
+    flips = [
+        FlippedSample(id=o.id, label=label, category=o.category, group=o.group, old=_side(o), new=_side(w))
+        for o, w in sorted(graded, key=lambda pair: pair[0].id)
+        if o.accepted != w.accepted
+    ]
+    table = PairedTable(
+        both_accept=sum(1 for a, b in zip(old_acc, new_acc, strict=True) if a and b),
+        old_accept_new_reject=sum(1 for a, b in zip(old_acc, new_acc, strict=True) if a and not b),
+        old_reject_new_accept=sum(1 for a, b in zip(old_acc, new_acc, strict=True) if b and not a),
+        both_reject=sum(1 for a, b in zip(old_acc, new_acc, strict=True) if not a and not b),
+    )
+    needed = min_n_for_margin(margin, confidence)
+    supports = needed is not None and n >= needed
+    clustered: dict[str, Any] | None = None
+    if n == 0:
+        warn.append(f"{noun}: no sample was graded by both versions; the difference is undefined")
+        tango = _Interval(None, None, None)
+        decisive = tango
+        p_value = kappa = agreement = old_rate = new_rate = None
+        b = c = 0
+    else:
+        paired = paired_difference(old_acc, new_acc, confidence=confidence)
+        b, c, p_value = paired.b, paired.c, paired.p_value
+        tango = _Interval(paired.diff, paired.ci_low, paired.ci_high)
+        decisive = tango
+        old_rate, new_rate = sum(old_acc) / n, sum(new_acc) / n
+        agreement = (n - b - c) / n
+        kappa = _quiet(lambda: cohen_kappa(old_acc, new_acc))
+        if kappa is None:
+            warn.append(
+                f"{noun}: Cohen's kappa is undefined: both versions gave one and the same outcome to every "
+                f"sample (agreement {_plain_pct(agreement)})"
+            )
+        if any(o.group is not None for o, _ in graded):
+            groups = [o.group if o.group is not None else f"sample:{o.id}" for o, _ in graded]
+            diff, low, high = _quiet(
+                lambda: cluster_bootstrap_mean_difference(
+                    [float(x) for x in old_acc],
+                    [float(x) for x in new_acc],
+                    groups,
+                    confidence=confidence,
+                    n_boot=N_BOOT,
+                    seed=SEED,
+                )
+            )
+            clustered = {
+                "diff": diff,
+                "ci_low": low,
+                "ci_high": high,
+                "n_groups": len(set(groups)),
+                "method": "cluster-bootstrap over groups (group-weighted)",
+                "n_boot": N_BOOT,
+                "seed": SEED,
+            }
+            assert tango.low is not None and tango.high is not None
+            decisive = _Interval(tango.diff, min(tango.low, low), max(tango.high, high))
+    within = False
+    if decisive.low is not None and decisive.high is not None:
+        from graderctl.stats import equivalent_within
+
+        within = equivalent_within(decisive.low, decisive.high, margin)
+
+    rate_change = _rate_change(label, old_rate, new_rate, decisive, confidence)
+    message = _stratum_message(
+        label,
+        n,
+        b,
+        c,
+        decisive,
+        within,
+        identical,
+        supports,
+        needed,
+        margin,
+        confidence,
+        len(flips),
+        grouped=clustered is not None,
+    )
+    if identical and flips:
+        warn.append(
+            f"{noun}: the two definitions are identical, yet {len(flips)} outcome(s) differ: the grader is "
+            "not deterministic (a model judge sampling, a command with state); its own run-to-run noise is "
+            "this large"
+        )
+    stratum = StratumComparison(
+        label=label,
+        n_samples=len(pairs),
+        n=n,
+        errors=errors,
+        old_accept_rate=old_rate,
+        new_accept_rate=new_rate,
+        table=table,
+        b=b,
+        c=c,
+        mcnemar_p=p_value,
+        diff=tango.diff,
+        ci_low=tango.low,
+        ci_high=tango.high,
+        confidence=confidence,
+        method="tango-score",
+        clustered=clustered,
+        within_margin=within,
+        kappa=kappa,
+        agreement=agreement,
+        false_accept_rate=rate_change if label is Label.bad else None,
+        false_reject_rate=rate_change if label is Label.good else None,
+        min_n_for_margin=needed,
+        supports_margin=supports,
+        comparable=identical or within,
+        decided_by="identical_definition" if identical else "interval",
+        message=message,
+        flipped=flips,
+    )
+    return stratum, warn
+
+
+def _rate_change(
+    label: Label,
+    old_rate: float | None,
+    new_rate: float | None,
+    interval: _Interval,
+    confidence: float,
+) -> RateChange:
+    """The accept-rate difference as the change of the stratum's error rate: on known-bad samples an accept
+    is a false accept (same sign); on known-good samples a reject is a false reject (opposite sign)."""
+    if label is Label.bad:
+        return RateChange(
+            name="false_accept_rate",
+            old=old_rate,
+            new=new_rate,
+            change=interval.diff,
+            ci_low=interval.low,
+            ci_high=interval.high,
+            confidence=confidence,
+        )
+
+    def flip(x: float | None) -> float | None:
+        return None if x is None else 0.0 - x  # 0.0 - 0.0 is 0.0, never -0.0
+
+    return RateChange(
+        name="false_reject_rate",
+        old=None if old_rate is None else 1 - old_rate,
+        new=None if new_rate is None else 1 - new_rate,
+        change=flip(interval.diff),
+        ci_low=flip(interval.high),
+        ci_high=flip(interval.low),
+        confidence=confidence,
+    )
+
+
+def _stratum_message(
+    label: Label,
+    n: int,
+    b: int,
+    c: int,
+    interval: _Interval,
+    within: bool,
+    identical: bool,
+    supports: bool,
+    needed: int | None,
+    margin: float,
+    confidence: float,
+    n_flips: int,
+    grouped: bool = False,
+) -> str:
+    noun = _noun(label)
+    level = f"{round(100 * confidence)}%"
+    bound = f"±{_plain_pct(margin)}"
+    if interval.low is None or interval.high is None:
+        stats = f"no {noun} sample was graded by both versions"
+    else:
+        stats = (
+            f"accept-rate difference {pct(interval.diff)} ({level} CI {pct(interval.low)} to "
+            f"{pct(interval.high)}{', widened for groups' if grouped else ''}) "
+            f"{'within' if within else 'not within'} {bound}; "
+            f"{n_flips} of {n} flipped ({c} rejected→accepted, {b} accepted→rejected)"
+        )
+    if identical:
+        return f"{IDENTICAL_MESSAGE} ({stats})"
+    if within or supports:
+        return stats
+    advice = (
+        f"at least {needed} {noun} samples graded by both versions are needed"
+        if needed is not None
+        else "no finite number of samples suffices"
+    )
+    best = ""
+    if n:
+        from graderctl.stats import tango_interval
+
+        _, high = tango_interval(0, 0, n, confidence=confidence)
+        best = f" (with {n} pairs the {level} interval is at best ±{_plain_pct(high)})"
+    if b + c == 0:
+        return (
+            f"{stats}. No sample flipped, but the stratum is too small to show equivalence within {bound} "
+            f"even with zero flips{best}: {advice}"
+        )
+    return f"{stats}. Even with zero flips the stratum would be too small for {bound}{best}: {advice}"
+
+
+# --- one set --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GradedRun:
+    """One version's outcomes on one calibration set, with the fingerprint of the set it graded."""
+
+    set_fingerprint: str
+    outcomes: list[SampleOutcome]
+
+
+def _pairs(
+    cal_set: LoadedSet, old: GradedRun, new: GradedRun
+) -> Iterator[tuple[SampleOutcome, SampleOutcome]]:
+    """The outcomes of both versions, sample by sample. The runs must be of the very same set."""
+    if old.set_fingerprint != new.set_fingerprint or old.set_fingerprint != cal_set.fingerprint:
+        raise InvalidInputError(
+            f"set {cal_set.name!r}: the two versions graded different versions of the set",
+            [
+                Problem(
+                    file=cal_set.shown,
+                    message="both versions must grade the same calibration set",
+                    expected=f"set fingerprint {cal_set.fingerprint} for both",
+                    got=f"OLD graded {old.set_fingerprint}, NEW graded {new.set_fingerprint}",
+                    fix="re-run the comparison without editing the set in between",
+                )
+            ],
+        )
+    new_by_id = {o.id: o for o in new.outcomes}
+    old_ids = [o.id for o in old.outcomes]
+    if (
+        len(new_by_id) != len(new.outcomes)
+        or set(old_ids) != set(new_by_id)
+        or len(set(old_ids)) != len(old_ids)
+    ):
+        missing = sorted(set(old_ids) ^ set(new_by_id))[:5]
+        raise InvalidInputError(
+            f"set {cal_set.name!r}: the two versions graded different samples",
+            [
+                Problem(
+                    file=cal_set.shown,
+                    message="both versions must grade every sample of the set exactly once",
+                    expected="the same sample ids on both sides",
+                    got="differing ids: " + (", ".join(missing) or "duplicates"),
+                )
+            ],
+        )
+    for o in old.outcomes:
+        yield o, new_by_id[o.id]
+
+
+def compare_outcomes(
+    cal_set: LoadedSet,
+    old: GradedRun,
+    new: GradedRun,
+    *,
+    margin: float,
+    identical: bool,
+    confidence: float = CONFIDENCE,
+) -> tuple[SetComparison, list[FailedStratum], list[str]]:
+    """Every number of one set's comparison from the two versions' outcomes (pure)."""
+    from graderctl.stats import cohen_kappa
+
+    pairs = list(_pairs(cal_set, old, new))
+    warn: list[str] = []
+    strata: dict[str, StratumComparison] = {}
+    failed: list[FailedStratum] = []
+    for label in (Label.good, Label.bad):
+        chosen = [(o, w) for o, w in pairs if o.label is label]
+        stratum, stratum_warnings = stratum_comparison(
+            label, chosen, margin=margin, identical=identical, confidence=confidence
+        )
+        warn.extend(f"set {cal_set.name}: {w}" for w in stratum_warnings)
+        strata[label.value] = stratum
+        if not stratum.comparable:
+            failed.append(
+                FailedStratum(
+                    set=cal_set.name,
+                    stratum=label.value,
+                    reason=stratum.message,
+                    samples=_drivers(stratum.flipped, stratum.diff),
+                )
+            )
+
+    total = len(pairs)
+    err_old = sum(1 for o, _ in pairs if o.accepted is None)
+    err_new = sum(1 for _, w in pairs if w.accepted is None)
+    limit = cal_set.manifest.policy.max_error_rate
+    rates = {"old": err_old / total if total else None, "new": err_new / total if total else None}
+    exceeded = any(r is not None and r > limit for r in rates.values())
+    for side, rate in rates.items():
+        if rate is not None and rate > limit:
+            warn.append(
+                f"set {cal_set.name}: {side.upper()} erred on {_plain_pct(rate)} of the samples, over the "
+                f"set's max_error_rate {_plain_pct(limit)}: the comparison cannot be trusted"
+            )
+        elif rate:
+            warn.append(
+                f"set {cal_set.name}: {side.upper()} erred on {_plain_pct(rate)} of the samples; those pairs "
+                "are left out"
+            )
+    graded = [(o, w) for o, w in pairs if o.accepted is not None and w.accepted is not None]
+    overall: dict[str, Any] = {"n": len(graded), "agreement": None, "kappa": None}
+    if graded:
+        a = [bool(o.accepted) for o, _ in graded]
+        b = [bool(w.accepted) for _, w in graded]
+        overall["agreement"] = sum(1 for x, y in zip(a, b, strict=True) if x == y) / len(graded)
+        overall["kappa"] = _quiet(lambda: cohen_kappa(a, b))
+        if overall["kappa"] is None:
+            warn.append(
+                f"set {cal_set.name}: Cohen's kappa over all samples is undefined: both versions gave one "
+                "outcome to every sample"
+            )
+    comparison = SetComparison(
+        name=cal_set.name,
+        version=cal_set.manifest.version,
+        fingerprint=cal_set.fingerprint,
+        path=cal_set.shown,
+        n_samples=total,
+        max_error_rate=limit,
+        error_rate=rates,
+        error_rate_exceeded=exceeded,
+        overall=overall,
+        strata=strata,
+    )
+    return comparison, failed, warn
+
+
+# --- running --------------------------------------------------------------------------------------------
+
+
+def grader_info(grader: LoadedGrader) -> ComparedGrader:
+    from graderctl.services.calibrate import json_safe
+
+    spec = grader.spec
+    return ComparedGrader(
+        ref=spec.ref,
+        name=spec.name,
+        version=spec.version,
+        kind=spec.kind,
+        fingerprint=grader.fingerprint,
+        behaviour_fingerprint=behaviour_fingerprint(grader),
+        check=spec.check.value,
+        params=json_safe(spec.params),
+        judge=spec.judge.model_dump(mode="json", exclude_none=True) if spec.judge else None,
+        compare_margin=spec.compare_margin,
+        path=grader.shown,
+    )
+
+
+def _no_progress(label: str) -> AbstractContextManager[ProgressCallback | None]:
+    return nullcontext(None)
+
+
+def grade_on_set(
+    grader: LoadedGrader,
+    cal_set: LoadedSet,
+    *,
+    root: Path,
+    jobs: int = 1,
+    timeout: float | None = None,
+    batch_size: int = 64,
+    progress: ProgressCallback | None = None,
+    use_cache: bool = True,
+) -> GradedRun:
+    """Grade every sample of ``cal_set`` with ``grader`` (the calibrate service's runner and outcomes)."""
+    from graderctl.services.calibrate import grade_set, outcomes_from_verdicts
+
+    cache_dir = None
+    if use_cache:
+        from graderctl.store.cache import default_cache_dir
+
+        cache_dir = default_cache_dir(root)
+    verdicts = grade_set(
+        grader,
+        cal_set,
+        jobs=jobs,
+        timeout=timeout,
+        batch_size=batch_size,
+        progress=progress,
+        cache_dir=cache_dir,
+    )
+    return GradedRun(cal_set.fingerprint, outcomes_from_verdicts(cal_set.samples, verdicts))
+
+
+def compare(
+    old: LoadedGrader,
+    new: LoadedGrader,
+    sets: Sequence[LoadedSet],
+    *,
+    root: Path,
+    margin: float | None = None,
+    replay: ReplayInput | None = None,
+    jobs: int = 1,
+    timeout: float | None = None,
+    batch_size: int = 64,
+    progress_for: ProgressFactory | None = None,
+    use_cache: bool = True,
+    write: bool = True,
+) -> ComparisonReport:
+    """Grade every set with both versions (and re-grade the replayed trials with NEW), build the comparison
+    report and, unless ``write`` is false, write ``reports/comparisons/<old>--<new>.json`` and ``.md``
+    atomically.
+
+    Raises :class:`InvalidInputError` (exit 3) when the versions grade different checks or a set is for
+    another check, :class:`GraderRunError` (exit 4) when a version cannot run at all. An error rate over a
+    set's limit is not raised: the report's ``status`` says so.
+    """
+    from graderctl.services.calibrate import environment_info, now_rfc3339
+
+    check_graders(old, new)
+    if not sets and replay is None:
+        raise InvalidInputError(
+            f"no calibration set for check {old.spec.check.value}",
+            [
+                Problem(
+                    file="calibration_sets",
+                    message=f"no calibration set with check = {old.spec.check.value!r}",
+                    fix="add one under calibration_sets/, or give a set folder with --set",
+                )
+            ],
+        )
+    for cal_set in sets:  # every precondition is checked before anything runs
+        check_set(old, cal_set)
+        check_set(new, cal_set)
+    chosen_margin, margin_source = resolve_margin(new, margin)
+    identical = behaviour_fingerprint(old) == behaviour_fingerprint(new)
+    progress_for = progress_for or _no_progress
+    options: dict[str, Any] = {
+        "root": root,
+        "jobs": jobs,
+        "timeout": timeout,
+        "batch_size": batch_size,
+        "use_cache": use_cache,
+    }
+
+    compared: list[SetComparison] = []
+    failed: list[FailedStratum] = []
+    warn: list[str] = []
+    for cal_set in sets:
+        runs: list[GradedRun] = []
+        for side, grader in (("OLD", old), ("NEW", new)):
+            with progress_for(f"{side} {grader.ref} on {cal_set.name}") as progress:
+                runs.append(grade_on_set(grader, cal_set, progress=progress, **options))
+        comparison, set_failed, set_warnings = compare_outcomes(
+            cal_set, runs[0], runs[1], margin=chosen_margin, identical=identical
+        )
+        compared.append(comparison)
+        failed.extend(set_failed)
+        warn.extend(set_warnings)
+
+    replayed = None
+    if replay is not None:
+        with progress_for(f"NEW {new.ref} on {replay.results_shown}") as progress:
+            replayed, replay_failed, replay_warnings = replay_comparison(
+                old,
+                new,
+                replay,
+                margin=chosen_margin,
+                identical=identical,
+                max_error_rate=min((s.manifest.policy.max_error_rate for s in sets), default=0.01),
+                jobs=jobs,
+                timeout=timeout,
+                batch_size=batch_size,
+                progress=progress,
+            )
+        failed.extend(replay_failed)
+        warn.extend(replay_warnings)
+
+    report = build_report(
+        old,
+        new,
+        compared,
+        replayed,
+        failed,
+        warn,
+        margin=chosen_margin,
+        margin_source=margin_source,
+        identical=identical,
+        created_at=now_rfc3339(),
+        environment=environment_info(),
+    )
+    if write:
+        write_comparison(root, report)
+    return report
+
+
+def build_report(
+    old: LoadedGrader,
+    new: LoadedGrader,
+    sets: list[SetComparison],
+    replay: ReplayComparison | None,
+    failed: list[FailedStratum],
+    warn: list[str],
+    *,
+    margin: float,
+    margin_source: str,
+    identical: bool,
+    created_at: str | None = None,
+    environment: dict[str, Any] | None = None,
+) -> ComparisonReport:
+    """The report document from the per-set (and replay) comparisons (pure)."""
+    from graderctl import __version__
+
+    exceeded = any(s.error_rate_exceeded for s in sets) or (replay is not None and replay.error_rate_exceeded)
+    comparable = not failed and not exceeded
+    if exceeded:
+        status = ComparisonStatus.error_rate_exceeded
+    elif comparable:
+        status = ComparisonStatus.comparable
+    else:
+        status = ComparisonStatus.not_comparable
+    notes = list(warn)
+    if identical:
+        notes.insert(
+            0,
+            f"{IDENTICAL_MESSAGE}: {old.ref} and {new.ref} differ only in name, version, description or "
+            "compare_margin, so they are comparable whatever the sample size; the statistics below are "
+            "shown for the record",
+        )
+    return ComparisonReport(
+        comparable=comparable,
+        status=status.value,
+        margin=margin,
+        margin_source=margin_source,
+        confidence=CONFIDENCE,
+        old=grader_info(old),
+        new=grader_info(new),
+        check=old.spec.check.value,
+        identical_definition=identical,
+        sets=sets,
+        replay=replay,
+        failed_strata=failed,
+        graderctl_version=__version__,
+        created_at=created_at,
+        environment=environment,
+        warnings=notes,
+    )
+
+
+# --- the report on disk ---------------------------------------------------------------------------------
+
+
+def comparison_paths(root: Path, old_ref: str, new_ref: str) -> tuple[Path, Path]:
+    """``reports/comparisons/<old_ref>--<new_ref>.json`` and ``.md``."""
+    base = root / REPORTS_DIR / COMPARISONS_DIR / f"{old_ref}--{new_ref}"
+    return base.with_name(base.name + ".json"), base.with_name(base.name + ".md")
+
+
+def comparison_to_json(report: ComparisonReport) -> str:
+    import json
+
+    return json.dumps(report.model_dump(mode="json"), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def write_comparison(root: Path, report: ComparisonReport) -> tuple[Path, Path]:
+    """Write the JSON document and its Markdown rendering together, atomically."""
+    from graderctl.render.compare import render_markdown
+    from graderctl.store.atomic import atomic_write_many
+
+    json_path, md_path = comparison_paths(root, report.old.ref, report.new.ref)
+    atomic_write_many({json_path: comparison_to_json(report), md_path: render_markdown(report)})
+    return json_path, md_path
+
+
+# --- replay ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReplayInput:
+    """Frozen graded results to replay, the trials they graded and the corpus those trials cite."""
+
+    results: Path
+    results_shown: str
+    trials: Path | None = None
+    corpus: Path | None = None
+
+    @classmethod
+    def from_paths(
+        cls, results: Path, *, trials: Path | None = None, corpus: Path | None = None, root: Path
+    ) -> ReplayInput:
+        from graderctl.store.readers import display_path
+
+        return cls(results=results, results_shown=display_path(results, root), trials=trials, corpus=corpus)
+
+
+@dataclass(frozen=True)
+class ReplayRecord:
+    """One frozen graded trial: what OLD decided, and what NEW decided when it re-graded the trial."""
+
+    task_id: str
+    trial_id: str
+    #: The compared outcome under OLD (the check's ``passed``, or ``success``); ``None``: OLD could not grade.
+    old: bool | None
+    #: The same outcome under NEW; ``None``: NEW erred on the trial.
+    new: bool | None
+    #: ``success`` as recorded (OLD) and recomputed with the results' rule (NEW).
+    old_success: bool | None
+    new_success: bool | None
+    old_reasons: tuple[str, ...] = ()
+    new_reasons: tuple[str, ...] = ()
+    new_error: str | None = None
+
+
+#: At most this many k in the side-by-side pass@k / pass^k tables (``graderctl metrics --k`` for more).
+MAX_K = 20
+
+
+def _per_task(pairs: Sequence[tuple[str, bool]]) -> dict[str, tuple[int, int]]:
+    counts: dict[str, list[int]] = {}
+    for task, ok in pairs:
+        row = counts.setdefault(task, [0, 0])
+        row[0] += 1
+        row[1] += int(ok)
+    return {t: (n, c) for t, (n, c) in counts.items()}
+
+
+def _pass_tables(
+    records: Sequence[ReplayRecord],
+) -> tuple[list[int], dict[str, dict[str, float | None]], dict[str, dict[str, float | None]], list[str]]:
+    """pass@k and pass^k of ``success`` under both versions, over the trials both graded."""
+    from graderctl.stats import mean_pass_at_k, mean_pass_hat_k
+
+    both = [r for r in records if r.old_success is not None and r.new_success is not None]
+    warn: list[str] = []
+    if not both:
+        warn.append("replay: no trial has a success under both versions; pass@k and pass^k are undefined")
+        return [], {}, {}, warn
+    old_tasks = _per_task([(r.task_id, bool(r.old_success)) for r in both])
+    new_tasks = _per_task([(r.task_id, bool(r.new_success)) for r in both])
+    tasks = sorted(old_tasks)
+    smallest = min(old_tasks[t][0] for t in tasks)
+    ks = list(range(1, min(smallest, MAX_K) + 1))
+    if smallest > MAX_K:
+        warn.append(f"replay: pass@k and pass^k shown for k <= {MAX_K}; `graderctl metrics --k` gives more")
+    at: dict[str, dict[str, float | None]] = {"old": {}, "new": {}}
+    hat: dict[str, dict[str, float | None]] = {"old": {}, "new": {}}
+    for side, per_task in (("old", old_tasks), ("new", new_tasks)):
+        pairs = [per_task[t] for t in tasks]
+        for k in ks:
+            at[side][str(k)] = float(mean_pass_at_k(pairs, k))
+            hat[side][str(k)] = float(mean_pass_hat_k(pairs, k))
+    return ks, at, hat, warn
+
+
+def _task_weighted_rate(pairs: Sequence[tuple[str, bool]]) -> float | None:
+    per_task = _per_task(pairs)
+    if not per_task:
+        return None
+    return math.fsum(c / n for n, c in per_task.values()) / len(per_task)
+
+
+def replay_from_records(
+    records: Sequence[ReplayRecord],
+    *,
+    results: str,
+    trials: str | None,
+    check: str,
+    outcome: str,
+    margin: float,
+    identical: bool,
+    max_error_rate: float,
+    confidence: float = CONFIDENCE,
+) -> tuple[ReplayComparison, list[FailedStratum], list[str]]:
+    """Every number of the replay stratum from the per-trial outcomes (pure)."""
+    from graderctl.stats import (
+        cluster_bootstrap_mean_difference,
+        cohen_kappa,
+        equivalent_within,
+        mcnemar_exact,
+    )
+
+    warn: list[str] = []
+    graded = [r for r in records if r.old is not None and r.new is not None]
+    n = len(graded)
+    err_old = sum(1 for r in records if r.old is None)
+    err_new = sum(1 for r in records if r.new is None)
+    errors = ErrorCounts(old=err_old, new=err_new, excluded=len(records) - n)
+    old_ok = [bool(r.old) for r in graded]
+    new_ok = [bool(r.new) for r in graded]
+    b = sum(1 for o, w in zip(old_ok, new_ok, strict=True) if o and not w)
+    c = sum(1 for o, w in zip(old_ok, new_ok, strict=True) if w and not o)
+    table = PairedTable(
+        both_accept=sum(1 for o, w in zip(old_ok, new_ok, strict=True) if o and w),
+        old_accept_new_reject=b,
+        old_reject_new_accept=c,
+        both_reject=sum(1 for o, w in zip(old_ok, new_ok, strict=True) if not o and not w),
+    )
+    flipped = [
+        FlippedTrial(
+            task_id=r.task_id,
+            trial_id=r.trial_id,
+            old={"passed": r.old, "reasons": list(r.old_reasons)},
+            new={"passed": r.new, "reasons": list(r.new_reasons)},
+        )
+        for r in sorted(graded, key=lambda r: (r.task_id, r.trial_id))
+        if r.old != r.new
+    ]
+    diff = low = high = kappa = agreement = p_value = old_rate = new_rate = None
+    within = False
+    if n:
+        tasks = [r.task_id for r in graded]
+        diff, low, high = _quiet(
+            lambda: cluster_bootstrap_mean_difference(
+                [float(x) for x in old_ok],
+                [float(x) for x in new_ok],
+                tasks,
+                confidence=confidence,
+                n_boot=N_BOOT,
+                seed=SEED,
+            )
+        )
+        if len(set(tasks)) < 2:
+            warn.append("replay: one task cannot show task-to-task variation; the interval is a point")
+        within = equivalent_within(low, high, margin)
+        agreement = (n - b - c) / n
+        p_value = mcnemar_exact(b, c)
+        kappa = _quiet(lambda: cohen_kappa(old_ok, new_ok))
+        if kappa is None:
+            warn.append(
+                "replay: Cohen's kappa is undefined: both versions gave one and the same outcome to every "
+                "trial"
+            )
+        old_rate = _task_weighted_rate(list(zip(tasks, old_ok, strict=True)))
+        new_rate = _task_weighted_rate(list(zip(tasks, new_ok, strict=True)))
+    else:
+        warn.append("replay: no trial was graded by both versions; the difference is undefined")
+    exceeded = bool(records) and err_new / len(records) > max_error_rate
+    if exceeded:
+        warn.append(
+            f"replay: NEW erred on {err_new} of {len(records)} trials, over the max_error_rate "
+            f"{_plain_pct(max_error_rate)}: the comparison cannot be trusted"
+        )
+    elif err_new:
+        warn.append(f"replay: NEW erred on {err_new} of {len(records)} trials; those trials are left out")
+    if err_old:
+        warn.append(f"replay: {err_old} trial(s) were not graded by OLD (null); they are left out")
+    level = f"{round(100 * confidence)}%"
+    bound = f"±{_plain_pct(margin)}"
+    if diff is None:
+        stats = "no trial was graded by both versions"
+    else:
+        stats = (
+            f"pass-rate difference {pct(diff)} ({level} CI over tasks {pct(low)} to {pct(high)}) "
+            f"{'within' if within else 'not within'} {bound}; {len(flipped)} of {n} trials flipped "
+            f"({c} fail→pass, {b} pass→fail)"
+        )
+    message = f"{IDENTICAL_MESSAGE} ({stats})" if identical else stats
+    comparable = identical or within
+    ks, at, hat, pass_warnings = _pass_tables(records)
+    warn.extend(pass_warnings)
+    both_success = [r for r in records if r.old_success is not None and r.new_success is not None]
+    success = {
+        "n": len(both_success),
+        "old_rate": _task_weighted_rate([(r.task_id, bool(r.old_success)) for r in both_success]),
+        "new_rate": _task_weighted_rate([(r.task_id, bool(r.new_success)) for r in both_success]),
+        "changed": sum(1 for r in both_success if r.old_success != r.new_success),
+        "weighting": "task",
+    }
+    replay = ReplayComparison(
+        results=results,
+        trials=trials,
+        check=check,
+        outcome="check" if outcome == "check" else "success",
+        n_trials=len(records),
+        n_tasks=len({r.task_id for r in records}),
+        n=n,
+        errors=errors,
+        old_pass_rate=old_rate,
+        new_pass_rate=new_rate,
+        table=table,
+        b=b,
+        c=c,
+        mcnemar_p=p_value,
+        agreement=agreement,
+        kappa=kappa,
+        diff=diff,
+        ci_low=low,
+        ci_high=high,
+        confidence=confidence,
+        method="cluster-bootstrap over tasks (task-weighted)",
+        n_boot=N_BOOT,
+        seed=SEED,
+        within_margin=within,
+        comparable=comparable,
+        decided_by="identical_definition" if identical else "interval",
+        message=message,
+        success=success,
+        ks=ks,
+        pass_at_k=at,
+        pass_hat_k=hat,
+        flipped=flipped,
+        error_rate_exceeded=exceeded,
+    )
+    failed: list[FailedStratum] = []
+    if not comparable:
+        towards_pass = diff is not None and diff > 0
+        drivers = [
+            f.trial_id
+            for f in flipped
+            if diff is None or diff == 0 or bool(f.new.get("passed")) == towards_pass
+        ]
+        failed.append(FailedStratum(set=None, stratum="replay", reason=message, samples=drivers))
+    return replay, failed, warn
+
+
+def replay_comparison(
+    old: LoadedGrader,
+    new: LoadedGrader,
+    replay: ReplayInput,
+    *,
+    margin: float,
+    identical: bool,
+    max_error_rate: float,
+    jobs: int = 1,
+    timeout: float | None = None,
+    batch_size: int = 64,
+    progress: ProgressCallback | None = None,
+) -> tuple[ReplayComparison, list[FailedStratum], list[str]]:
+    """Re-grade the trials of ``replay`` with NEW and compare with what OLD recorded."""
+    from graderctl.errors import UsageError
+
+    raise UsageError("`graderctl compare --replay` needs the score service, which is not available yet")
