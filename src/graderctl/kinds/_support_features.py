@@ -150,6 +150,9 @@ _MONTHS = [
 ]
 _MONTH_ABBR = {m[:3]: m for m in _MONTHS} | {"sept": "september"}
 
+#: Negation and quantity words are compared only in a passage sentence holding this share of the claim.
+ALIGNED_RECALL = 0.5
+
 #: How many words after a negation cue it governs.
 _SCOPE = 4
 
@@ -452,9 +455,11 @@ FEATURE_NAMES: tuple[str, ...] = (
     "missing_count",  # log(1 + number of claim terms absent from the evidence)
     "max_missing_weight",  # IDF of the rarest absent term / IDF of the rarest term
     "claim_length",  # log(1 + number of claim terms)
-    # rule signals (0/1), penalised with fixed weights
-    "negation_mismatch",  # the claim and the window disagree on negation (scoped to matched words)
-    "quantity_mismatch",  # the window says the opposite quantity/direction word (more/less, rise/fall ...)
+    "evidence_length",  # log(1 + number of evidence sentences): a short passage leaves context unsaid
+    # rule signals, penalised with fixed weights; 0 when absent, else a strength in (0, 1]: how closely the
+    # passage otherwise reads like the claim (a difference in a near-verbatim passage is a contradiction)
+    "negation_mismatch",  # the claim and the passage disagree on negation (scoped to shared words)
+    "quantity_mismatch",  # the passage says the opposite quantity/direction word (more/less, rise/fall ...)
     "number_conflict",  # the window gives another number of the same thing ("21 awards" vs "19 awards")
 )
 
@@ -563,6 +568,7 @@ def extract(claim: ClaimInfo, evidence: Sequence[EvidenceIndex], *, candidates: 
     values["recall_evidence"] = float(weights @ found_anywhere) / wsum if n_terms else 0.0
     values["recall_sentence"] = best_sentence
     values["claim_length"] = math.log1p(n_terms)
+    values["evidence_length"] = math.log1p(total_sent)
     values["missing_count"] = math.log1p(n_terms - len(present))
     missing_idf = [float(widf[i]) for i in range(n_terms) if terms[i] not in present]
     values["max_missing_weight"] = max(missing_idf) / float(widf.max()) if missing_idf else 0.0
@@ -623,26 +629,37 @@ def extract(claim: ClaimInfo, evidence: Sequence[EvidenceIndex], *, candidates: 
                     if pn.unit == cn.unit and pn.year_like == cn.year_like and pn.value != cn.value:
                         conflicts.append((cn.text, pn.text))
                         break
-        # negation and quantity words, scoped to words the passage shares with the claim
-        words_p = [x.lower() for x in _TOKEN_RE.findall(passage.text)]
-        wkeys_p = [word_key(x) for x in words_p]
-        neg_p = _scoped_negation(words_p, wkeys_p, term_set)
-        claim_cue, claim_scope = claim.negation_scope
-        if claim_cue and not neg_p and claim_scope & {k for k in wkeys_p if k}:
-            negation = f"the claim says {claim_cue!r} but the passage does not"
-        elif neg_p and not claim_cue:
-            negation = f"the passage says {neg_p!r} but the claim does not"
-        stems_p = [stem(x) for x in words_p]
-        stems_p_set = frozenset(stems_p)
-        for word in claim.stems & _ANTONYM_OF.keys():
-            if word in stems_p_set:
-                continue
-            for opposite in _ANTONYM_OF[word] - claim.stems:
-                if opposite in stems_p_set and _near_claim_term(stems_p, wkeys_p, opposite, term_set):
-                    quantity.append((word, opposite))
-        values["number_conflict"] = 1.0 if conflicts else 0.0
-        values["negation_mismatch"] = 1.0 if negation else 0.0
-        values["quantity_mismatch"] = 1.0 if quantity else 0.0
+        # negation and quantity words: judged on the passage sentence that reads most like the claim, and
+        # only when it covers most of the claim (elsewhere a "not" is about something else)
+        ev = evidence[best.evidence]
+        aligned, aligned_recall = best.first, -1.0
+        for j in range(best.first, best.last + 1):
+            ks = set(ev.keys[j])
+            r = sum(float(weights[i]) for i, x in enumerate(terms) if x in ks) / wsum if n_terms else 0.0
+            if r > aligned_recall:
+                aligned, aligned_recall = j, r
+        if aligned_recall >= ALIGNED_RECALL:
+            words_p = [x.lower() for x in _TOKEN_RE.findall(ev.sentence(aligned))]
+            wkeys_p = [word_key(x) for x in words_p]
+            neg_p = _scoped_negation(words_p, wkeys_p, term_set)
+            claim_cue, claim_scope = claim.negation_scope
+            if claim_cue and not neg_p and claim_scope & {k for k in wkeys_p if k}:
+                negation = f"the claim says {claim_cue!r} but the passage does not"
+            elif neg_p and not claim_cue:
+                negation = f"the passage says {neg_p!r} but the claim does not"
+            stems_p = [stem(x) for x in words_p]
+            stems_p_set = frozenset(stems_p)
+            for word in claim.stems & _ANTONYM_OF.keys():
+                if word in stems_p_set:
+                    continue
+                for opposite in _ANTONYM_OF[word] - claim.stems:
+                    if opposite in stems_p_set and _near_claim_term(stems_p, wkeys_p, opposite, term_set):
+                        quantity.append((word, opposite))
+        # rule signals are strengths in [0, 1]: how closely the passage otherwise reads like the claim
+        closeness = min(1.0, max(0.0, (aligned_recall - ALIGNED_RECALL) / (1.0 - ALIGNED_RECALL)))
+        values["negation_mismatch"] = closeness if negation else 0.0
+        values["quantity_mismatch"] = closeness if quantity else 0.0
+        values["number_conflict"] = values["recall_window"] if conflicts else 0.0
     return Features(
         values=values,
         passage=passage,

@@ -12,12 +12,12 @@ the grader definition's ``[params]`` (fitted by ``benchmarks/fit_claim_support.p
 they are versioned and fingerprinted); grading is plain arithmetic, no pickles, no model downloads::
 
     z = intercept + sum_f weight[f] * (x_f - center[f]) / scale[f]
-        - sum_r penalty[r] * rule_r * recall_window
+        - sum_r penalty[r] * rule_r
     score = 1 / (1 + exp(-z));  accepted when score >= threshold
 
-The penalties of the rule signals are set by hand (development data has too few negation flips to fit them)
-and scaled by how closely the passage reads like the claim: a negation that differs in a near-verbatim
-passage is a contradiction, in a loosely related one it is mostly noise.
+The penalties of the rule signals are set by hand (development data has too few negation flips to fit them);
+each rule signal is 0 when absent, else how closely the passage otherwise reads like the claim: a negation
+that differs in a near-verbatim passage is a contradiction, in a loosely related one it is mostly noise.
 
 The reason quotes the best passage with its location (document id, sentence numbers counted from 1) and names
 what the claim says that the passage leaves unsupported.
@@ -44,13 +44,34 @@ RULE_FEATURES: tuple[str, ...] = ("negation_mismatch", "quantity_mismatch", "num
 
 # The model fitted by benchmarks/fit_claim_support.py and stored in graders/claim-support/v1.toml. It is the
 # default, so a definition without a fitted model still grades sensibly; tests keep the two equal.
-DEFAULT_INTERCEPT = 0.0
-DEFAULT_WEIGHTS: dict[str, float] = {"recall_window_idf": 4.0}
-DEFAULT_CENTER: dict[str, float] = {"recall_window_idf": 0.6}
-DEFAULT_SCALE: dict[str, float] = {"recall_window_idf": 1.0}
+DEFAULT_INTERCEPT = -0.154865
+DEFAULT_WEIGHTS: dict[str, float] = {
+    "recall_window_idf": 0.414117,
+    "recall_evidence": 0.338291,
+    "char_similarity": 0.445141,
+    "name_missing_evidence": -0.407031,
+    "number_missing_evidence": -0.761102,
+    "evidence_length": -0.560459,
+}
+DEFAULT_CENTER: dict[str, float] = {
+    "recall_window_idf": 0.458143,
+    "recall_evidence": 0.648218,
+    "char_similarity": 0.41894,
+    "name_missing_evidence": 0.199761,
+    "number_missing_evidence": 0.213413,
+    "evidence_length": 3.22175,
+}
+DEFAULT_SCALE: dict[str, float] = {
+    "recall_window_idf": 0.22606,
+    "recall_evidence": 0.229143,
+    "char_similarity": 0.180792,
+    "name_missing_evidence": 0.289915,
+    "number_missing_evidence": 0.367643,
+    "evidence_length": 1.59097,
+}
 DEFAULT_PENALTIES: dict[str, float] = {
-    "negation_mismatch": 4.0,
-    "quantity_mismatch": 3.0,
+    "negation_mismatch": 5.0,
+    "quantity_mismatch": 4.0,
     "number_conflict": 3.0,
 }
 DEFAULT_THRESHOLD = 0.5
@@ -77,7 +98,7 @@ class ClaimSupportParams(GraderKind.Params):
         default_factory=lambda: dict(DEFAULT_PENALTIES),
         description=(
             "Fixed logit penalty of each rule signal (negation_mismatch, quantity_mismatch, "
-            "number_conflict), multiplied by the recall of the best passage."
+            "number_conflict), multiplied by the signal's strength in [0, 1]."
         ),
     )
     candidates: int = Field(
@@ -116,9 +137,8 @@ def support_score(values: dict[str, float], params: ClaimSupportParams) -> float
     z = params.intercept
     for name, w in params.weights.items():
         z += w * (values[name] - params.center[name]) / params.scale[name]
-    closeness = values["recall_window"]
     for name, p in params.penalties.items():
-        z -= p * values[name] * closeness
+        z -= p * values[name]
     if z >= 0:
         return 1.0 / (1.0 + math.exp(-z))
     ez = math.exp(z)
