@@ -1,10 +1,195 @@
-"""``graderctl score``"""
+"""``graderctl score TRIALS --output RESULTS [--grader REF]... [--corpus PATH]``
+
+Exit codes: 0 scored; 2 bad usage; 3 invalid trials, corpus or grader; 4 a grader could not run (or erred
+on every unit); 5 refused by trust policy (a grader not trusted for its check, or a judge grading its own
+family's trials); 130 interrupted (``RESULTS.partial`` is kept: run the same command with ``--resume``).
+
+Re-scoring with a new grader version (issue 5)::
+
+    graderctl score --rescore OLD_RESULTS --grader claim-support@2 --output NEW_RESULTS
+
+finds the trials through the results' recorded ``trials_file`` (or ``--trials``), leaves the old file
+untouched, and records the old grader and fingerprint in every re-graded check (``rescored_from``).
+"""
 
 from __future__ import annotations
 
-from graderctl.errors import UsageError
+import json
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from graderctl.cli import _state
+from graderctl.errors import ExitCode, UsageError
 
 
-def score() -> None:
-    """Not yet available."""
-    raise UsageError("`graderctl score` is not implemented yet")
+class Format(StrEnum):
+    text = "text"
+    json = "json"
+
+
+def score(
+    trials: Annotated[
+        Path | None, typer.Argument(help="Agent trials (JSON Lines, CONTRACT.md §4).", show_default=False)
+    ] = None,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Where to write the graded results (JSON Lines).")
+    ] = None,
+    graders: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--grader",
+            help="Grader name@version, once per check (default: the newest grader of each check in "
+            "graders/).",
+        ),
+    ] = None,
+    corpus: Annotated[
+        Path | None,
+        typer.Option(
+            "--corpus", help="Documents the citations point at (default: corpus.jsonl beside the trials)."
+        ),
+    ] = None,
+    require: Annotated[
+        str | None,
+        typer.Option(
+            "--require",
+            help="Checks a trial must pass to succeed, comma-separated (default: every configured check).",
+        ),
+    ] = None,
+    allow_untrusted: Annotated[
+        bool,
+        typer.Option(
+            "--allow-untrusted",
+            help="Score with graders not trusted for their check; every result they touch is marked.",
+        ),
+    ] = False,
+    allow_self_grading: Annotated[
+        bool,
+        typer.Option(
+            "--allow-self-grading",
+            help="Let a judge grade its own family's trials (needs --reason and calibration evidence).",
+        ),
+    ] = False,
+    reason: Annotated[
+        str | None, typer.Option("--reason", help="Why the self-grading override is acceptable (recorded).")
+    ] = None,
+    resume: Annotated[
+        bool, typer.Option("--resume", help="Continue an interrupted run without re-grading finished trials.")
+    ] = False,
+    rescore: Annotated[
+        Path | None,
+        typer.Option("--rescore", help="Re-grade the trials of these results with --grader NEW_REF."),
+    ] = None,
+    trials_opt: Annotated[
+        Path | None,
+        typer.Option("--trials", help="With --rescore: the trials file (default: the one the results name)."),
+    ] = None,
+    jobs: Annotated[int, typer.Option("--jobs", min=1, help="Batches graded in parallel.")] = 1,
+    batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Units per batch.")] = 64,
+    timeout: Annotated[
+        float | None, typer.Option("--timeout", help="Seconds allowed per unit (default: no limit).")
+    ] = None,
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Do not read or fill the verdict cache (model judges).")
+    ] = False,
+    fmt: Annotated[Format, typer.Option("--format", help="Summary format on stdout.")] = Format.text,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or notes on stderr.")] = False,
+) -> None:
+    """Grade agent trials with trusted graders: one result line per trial."""
+    from graderctl.cli._progress import progress_bar, progress_enabled
+    from graderctl.services.score import ScoreOptions, partial_path, score_trials
+
+    if output is None:
+        raise UsageError("give --output RESULTS: where to write the graded results")
+    if trials is not None and trials_opt is not None:
+        raise UsageError("give the trials once: as the argument or with --trials")
+    checks = None
+    if require is not None:
+        checks = [c.strip() for c in require.split(",") if c.strip()]
+        known = {"source_existence", "claim_support", "coverage"}
+        bad = [c for c in checks if c not in known]
+        if bad or not checks:
+            raise UsageError(
+                f"--require takes checks among {', '.join(sorted(known))}, comma-separated; got {require!r}"
+            )
+    if reason is not None and not allow_self_grading:
+        raise UsageError("--reason goes with --allow-self-grading")
+    options = ScoreOptions(
+        output=output,
+        trials=trials if trials is not None else trials_opt,
+        graders=list(graders or []),
+        corpus=corpus,
+        require=checks,
+        allow_untrusted=allow_untrusted,
+        allow_self_grading=allow_self_grading,
+        reason=reason,
+        resume=resume,
+        rescore=rescore,
+        jobs=jobs,
+        batch_size=batch_size,
+        timeout=timeout,
+        use_cache=not no_cache,
+    )
+    root = _state.root()
+
+    def show_notes(notes: list[str]) -> None:
+        if not quiet:
+            for note in notes:
+                _state.err(f"note: {note}")
+
+    enabled = progress_enabled(machine_output=fmt is Format.json, quiet=quiet)
+    try:
+        with progress_bar("scoring trials", enabled=enabled) as progress:
+            outcome = score_trials(options, root=root, progress=progress, on_plan=show_notes)
+    except KeyboardInterrupt:
+        partial = partial_path(output)
+        if partial.exists():
+            done = sum(1 for line in partial.read_bytes().splitlines() if line.strip())
+            _state.err(
+                f"interrupted: {done} graded trial(s) are kept in {partial}; run the same command with "
+                "--resume to continue"
+            )
+        else:
+            _state.err("interrupted: nothing was written")
+        _state.exit_with(ExitCode.INTERRUPTED)
+        return
+    if outcome.untrusted and not quiet:
+        _state.err(
+            "warning: scored with untrusted grader(s) "
+            + ", ".join(outcome.untrusted)
+            + " (--allow-untrusted); "
+            "every result they touch is marked `untrusted`"
+        )
+    if outcome.self_grading is not None and not quiet:
+        _state.err("warning: self-grading override recorded in every result line (`self_grading`)")
+    if fmt is Format.json:
+        typer.echo(json.dumps(outcome.to_dict(), indent=2, ensure_ascii=False))
+        return
+    for note in outcome.notes:
+        if not quiet:
+            _state.err(f"note: {note}")
+    graders_text = ", ".join(
+        f"{g['grader']} ({g['check']}{'' if g['trusted'] else ', UNTRUSTED'})" for g in outcome.graders
+    )
+    typer.echo(f"Scored {outcome.trials} trial(s) into {outcome.output} with {graders_text}")
+    if outcome.resumed:
+        typer.echo(
+            f"  {outcome.resumed} trial(s) kept from the interrupted run, {outcome.graded_now} graded now"
+        )
+    typer.echo(
+        f"  {outcome.successes} succeeded, {outcome.failures} failed, {outcome.null} could not be graded "
+        f"(success null; see each line's `reason`); rule: every one of {', '.join(outcome.rule['require'])}"
+    )
+    if outcome.failures_by_check:
+        typer.echo(
+            "  failures by check: "
+            + ", ".join(f"{c} {n}" for c, n in sorted(outcome.failures_by_check.items()))
+        )
+    if outcome.errors_by_check:
+        typer.echo(
+            "  grader errors by check (units): "
+            + ", ".join(f"{c} {n}" for c, n in sorted(outcome.errors_by_check.items()))
+        )
+    typer.echo(f"Next: graderctl metrics {outcome.output}")
