@@ -165,3 +165,79 @@ def test_metrics_combines_versions_found_comparable(capsys: pytest.CaptureFixtur
     mixed = _results(root / "mixed_results.jsonl", [old, new, old, new])
     code, out, err = run(capsys, root, "metrics", str(mixed), "--format", "json")
     assert code == ExitCode.OK, err
+
+
+def _score(root: Path, name: str, grader: str) -> Path:
+    from graderctl.services.score import ScoreOptions, score_trials
+
+    out = root / name
+    score_trials(
+        ScoreOptions(output=out, trials=root / "trials.jsonl", graders=[grader], allow_untrusted=True),
+        root=root,
+    )
+    return out
+
+
+def test_replay_shows_pass_at_k_under_both_versions_side_by_side(
+    capsys: pytest.CaptureFixture[str], root: Path
+) -> None:
+    results = _score(root, "results_v1.jsonl", "thresh@1")
+    code, out, err = run(capsys, root, "compare", "thresh@1", "thresh@3", "--replay", str(results))
+    assert code == ExitCode.NEGATIVE_VERDICT, err
+    assert "k  pass@k old  pass@k new  pass^k old  pass^k new" in out
+    assert "2      0.5833      0.9167      0.2500      0.4167" in out
+    assert "failed: replayed trials (driven by t2-1, t3-1, t3-2)" in out
+    md = (root / "reports" / "comparisons" / "thresh@1--thresh@3.md").read_text()
+    assert "| k | pass@k old | pass@k new | pass^k old | pass^k new |" in md
+    code, out, err = run(
+        capsys,
+        root,
+        "compare",
+        "thresh@1",
+        "thresh@2",
+        "--replay",
+        str(results),
+        "--format",
+        "json",
+        "--no-write",
+    )
+    assert code == ExitCode.OK, err
+    replay = json.loads(out)["replay"]
+    assert replay["pass_at_k"]["old"] == replay["pass_at_k"]["new"]
+    assert replay["pass_hat_k"]["old"] == replay["pass_hat_k"]["new"]
+    assert set(replay["pass_at_k"]["old"]) == {"1", "2", "3"}
+
+
+def test_metrics_refuses_results_graded_by_versions_found_not_comparable(
+    capsys: pytest.CaptureFixture[str], root: Path
+) -> None:
+    v1 = _score(root, "results_v1.jsonl", "thresh@1")
+    v3 = _score(root, "results_v3.jsonl", "thresh@3")
+    mixed = root / "mixed.jsonl"
+    v1_lines = v1.read_text().splitlines(keepends=True)
+    v3_lines = v3.read_text().splitlines(keepends=True)
+    mixed.write_text("".join(v1_lines[:6] + v3_lines[6:]))
+    code, _, err = run(capsys, root, "compare", "thresh@1", "thresh@3", "--replay", str(v1), "--quiet")
+    assert code == ExitCode.NEGATIVE_VERDICT, err
+    code, out, err = run(capsys, root, "metrics", str(mixed))
+    assert code == ExitCode.INVALID_INPUT, err
+    assert "reports/comparisons/thresh@1--thresh@3.json found them not comparable" in err
+    assert out == ""
+
+
+def test_replay_of_results_graded_by_another_version_exits_3(
+    capsys: pytest.CaptureFixture[str], root: Path
+) -> None:
+    v3 = _score(root, "results_v3.jsonl", "thresh@3")
+    code, out, err = run(capsys, root, "compare", "thresh@1", "thresh@2", "--replay", str(v3))
+    assert code == ExitCode.INVALID_INPUT, err
+    assert "not by OLD (thresh@1)" in err and out == ""
+
+
+def test_no_set_of_the_check_and_no_replay_exits_3(capsys: pytest.CaptureFixture[str], root: Path) -> None:
+    import shutil
+
+    shutil.rmtree(root / "calibration_sets")
+    code, out, err = run(capsys, root, "compare", "thresh@1", "thresh@3")
+    assert code == ExitCode.INVALID_INPUT, err
+    assert "no calibration set for check source_existence" in err and out == ""

@@ -26,11 +26,14 @@ from graderctl.services.compare import (
     DEFAULT_MARGIN,
     IDENTICAL_MESSAGE,
     GradedRun,
+    ReplayInput,
+    ReplayRecord,
     behaviour_fingerprint,
     compare,
     compare_outcomes,
     comparison_paths,
     min_n_for_margin,
+    replay_from_records,
     resolve_margin,
     stratum_comparison,
 )
@@ -354,3 +357,177 @@ def test_the_report_is_written_and_metrics_can_find_it(root: Path) -> None:
 def test_no_write_writes_nothing(root: Path) -> None:
     run(root, "thresh@1", "thresh@2", write=False)
     assert not (root / "reports").exists()
+
+
+# --- replay ---------------------------------------------------------------------------------------------
+
+#: The trials of tests/data/compare/trials.jsonl whose source_existence outcome thresh@3 flips to passed.
+FLIPPED_TRIALS = ["t2-1", "t3-1", "t3-2"]
+
+
+def score_with(root: Path, name: str, *graders: str) -> Path:
+    """Frozen results of ``graderctl score`` (trust gate overridden: the test graders are not calibrated)."""
+    from graderctl.services.score import ScoreOptions, score_trials
+
+    out = root / name
+    options = ScoreOptions(
+        output=out, trials=root / "trials.jsonl", graders=list(graders), allow_untrusted=True
+    )
+    score_trials(options, root=root)
+    return out
+
+
+def replay_input(root: Path, results: Path, **kw: Path) -> ReplayInput:
+    return ReplayInput.from_paths(results, root=root, **kw)
+
+
+def record(task: str, trial: str, old: bool | None, new: bool | None) -> ReplayRecord:
+    return ReplayRecord(task, trial, old, new, old, new)
+
+
+def test_replay_numbers_by_hand() -> None:
+    # task a: 3 trials, old passes 2, new passes 3; task b: 2 trials (+1 NEW error), old 0, new 1
+    records = [
+        record("a", "a1", True, True),
+        record("a", "a2", True, True),
+        record("a", "a3", False, True),
+        record("b", "b1", False, False),
+        record("b", "b2", False, True),
+        record("b", "b3", True, None),
+    ]
+    replay, failed, warn = replay_from_records(
+        records,
+        results="r.jsonl",
+        trials=None,
+        check="claim_support",
+        outcome="check",
+        margin=0.02,
+        identical=False,
+        max_error_rate=0.5,
+    )
+    assert (replay.n_trials, replay.n_tasks, replay.n) == (6, 2, 5)
+    assert (replay.errors.old, replay.errors.new, replay.errors.excluded) == (0, 1, 1)
+    assert (replay.b, replay.c) == (0, 2)
+    assert replay.mcnemar_p == pytest.approx(0.5)
+    assert replay.agreement == pytest.approx(3 / 5)
+    # task-weighted: old (2/3 + 0/2) / 2, new (3/3 + 1/2) / 2
+    assert replay.old_pass_rate == pytest.approx(1 / 3)
+    assert replay.new_pass_rate == pytest.approx(3 / 4)
+    assert replay.diff == pytest.approx(3 / 4 - 1 / 3)
+    assert replay.ks == [1, 2]  # the smallest task has 2 trials graded by both
+    assert replay.pass_at_k["old"]["1"] == pytest.approx(1 / 3)
+    assert replay.pass_at_k["new"]["2"] == pytest.approx((1 + 1) / 2)
+    assert replay.pass_hat_k["old"]["2"] == pytest.approx((1 / 3 + 0) / 2)
+    assert replay.pass_hat_k["new"]["2"] == pytest.approx((1 + 0) / 2)
+    assert [f.trial_id for f in replay.flipped] == ["a3", "b2"]
+    assert not replay.comparable and failed[0].stratum == "replay" and failed[0].samples == ["a3", "b2"]
+    assert any("NEW erred on 1 of 6" in w for w in warn)
+    assert not replay.error_rate_exceeded
+    over, _, _ = replay_from_records(
+        records,
+        results="r.jsonl",
+        trials=None,
+        check="claim_support",
+        outcome="check",
+        margin=0.02,
+        identical=False,
+        max_error_rate=0.1,
+    )
+    assert over.error_rate_exceeded
+
+
+def test_replay_of_a_threshold_change_reports_both_pass_at_k_tables(root: Path) -> None:
+    results = score_with(root, "results_v1.jsonl", "thresh@1")
+    report = run(root, "thresh@1", "thresh@3", replay=replay_input(root, results))
+    r = report.replay
+    assert r is not None and r.outcome == "check" and r.check == "source_existence"
+    assert r.trials == "trials.jsonl"  # recorded in the results by score
+    assert (r.n_trials, r.n_tasks, r.n) == (12, 4, 12)
+    assert [f.trial_id for f in r.flipped] == FLIPPED_TRIALS
+    assert (r.b, r.c) == (0, 3)
+    assert r.old_pass_rate == pytest.approx(5 / 12)  # t1 3/3, t2 1/3, t3 0/3, t4 1/3
+    assert r.new_pass_rate == pytest.approx(8 / 12)  # t1 3/3, t2 2/3, t3 2/3, t4 1/3
+    assert r.ks == [1, 2, 3]
+    assert r.pass_at_k["old"] == pytest.approx({"1": 5 / 12, "2": 7 / 12, "3": 0.75})
+    assert r.pass_at_k["new"] == pytest.approx({"1": 8 / 12, "2": 11 / 12, "3": 1.0})
+    assert r.pass_hat_k["old"] == pytest.approx({"1": 5 / 12, "2": 0.25, "3": 0.25})
+    assert r.pass_hat_k["new"] == pytest.approx({"1": 8 / 12, "2": 5 / 12, "3": 0.25})
+    assert r.success["changed"] == 3
+    assert not r.comparable and not report.comparable
+    assert {"set": None, "stratum": "replay"}.items() <= report.failed_strata[-1].model_dump().items()
+    assert report.failed_strata[-1].samples == FLIPPED_TRIALS
+    flip = r.flipped[0]
+    assert flip.old["passed"] is False and flip.new["passed"] is True
+    assert any("0.47 < 0.5" in reason for reason in flip.old["reasons"])
+
+
+def test_replay_of_an_identical_copy_agrees_on_every_trial(root: Path) -> None:
+    results = score_with(root, "results_v1.jsonl", "thresh@1")
+    report = run(root, "thresh@1", "thresh@2", replay=replay_input(root, results))
+    r = report.replay
+    assert r is not None and r.comparable and report.comparable
+    assert r.kappa == 1.0 and r.flipped == [] and r.diff == 0.0
+    assert r.pass_at_k["old"] == r.pass_at_k["new"]
+
+
+def test_replay_recomputes_success_with_the_recorded_rule(root: Path) -> None:
+    # Graded for two checks; claim_support fails every trial (no evidence), so success stays false even where
+    # the source_existence outcome flips.
+    results = score_with(root, "results_two.jsonl", "thresh@1", "other@1")
+    report = run(root, "thresh@1", "thresh@3", replay=replay_input(root, results))
+    r = report.replay
+    assert r is not None
+    assert [f.trial_id for f in r.flipped] == FLIPPED_TRIALS  # the compared check flips ...
+    assert r.success["changed"] == 0 and r.success["new_rate"] == 0.0  # ... success does not
+    assert r.pass_at_k["old"] == r.pass_at_k["new"] == pytest.approx({"1": 0.0, "2": 0.0, "3": 0.0})
+
+
+def test_replay_of_success_only_results_compares_success(root: Path) -> None:
+    lines = [
+        {"task_id": t["task_id"], "trial_id": t["trial_id"], "success": t["trial_id"] in ("t1-1", "t2-1")}
+        for t in map(json.loads, (root / "trials.jsonl").read_text().splitlines())
+    ]
+    results = root / "other_tool_results.jsonl"
+    results.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    report = run(
+        root, "thresh@1", "thresh@1", replay=replay_input(root, results, trials=root / "trials.jsonl")
+    )
+    r = report.replay
+    assert r is not None and r.outcome == "success"
+    assert any("records no checks" in w for w in report.warnings)
+    # recorded success vs thresh@1's outcome: t1-2, t1-3, t2-3, t4-2 pass now; t2-1 passed before
+    assert sorted(f.trial_id for f in r.flipped) == ["t1-2", "t1-3", "t2-1", "t2-3", "t4-2"]
+
+
+def test_replay_needs_results_graded_by_old(root: Path) -> None:
+    results = score_with(root, "results_v3.jsonl", "thresh@3")
+    with pytest.raises(InvalidInputError, match="graded by thresh@3, not by OLD") as info:
+        run(root, "thresh@1", "thresh@2", replay=replay_input(root, results))
+    problem = info.value.problems[0]
+    assert problem.pointer == "/checks/source_existence/fingerprint" and problem.line == 1
+    assert "graded by thresh@3, not by OLD (thresh@1)" in problem.message
+
+
+def test_replay_needs_every_trial(root: Path) -> None:
+    results = score_with(root, "results_v1.jsonl", "thresh@1")
+    trials = root / "fewer_trials.jsonl"
+    trials.write_text("".join((root / "trials.jsonl").read_text().splitlines(keepends=True)[:-2]))
+    with pytest.raises(InvalidInputError, match="2 trial") as info:
+        run(root, "thresh@1", "thresh@3", replay=replay_input(root, results, trials=trials))
+    assert "t4-2" in info.value.problems[0].message
+
+
+def test_replay_without_sets(root: Path) -> None:
+    results = score_with(root, "results_v1.jsonl", "thresh@1")
+    report = run(root, "thresh@1", "thresh@2", sets=[], replay=replay_input(root, results))
+    assert report.sets == [] and report.replay is not None and report.comparable
+
+
+def test_the_report_matches_its_shipped_json_schema(root: Path) -> None:
+    from graderctl.store import schemas
+
+    results = score_with(root, "results_v1.jsonl", "thresh@1")
+    run(root, "thresh@1", "thresh@3", replay=replay_input(root, results))
+    doc = json.loads(comparison_paths(root, "thresh@1", "thresh@3")[0].read_text())
+    assert schemas.stale().get("comparison-report") is None, "run `graderctl schema --write`"
+    schemas.validator("comparison-report").validate(doc)

@@ -20,7 +20,10 @@ from graderctl.cli import _state
 from graderctl.errors import ExitCode, UsageError
 
 if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
     from graderctl.models.comparison import ComparisonReport
+    from graderctl.runner import ProgressCallback
 
 
 class Format(StrEnum):
@@ -107,7 +110,7 @@ def compare(
     )
     show_progress = progress_enabled(machine_output=fmt is Format.json, quiet=quiet)
 
-    def progress_for(label: str):  # type: ignore[no-untyped-def]
+    def progress_for(label: str) -> AbstractContextManager[ProgressCallback | None]:
         return progress_bar(label, enabled=show_progress)
 
     try:

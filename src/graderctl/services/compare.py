@@ -690,11 +690,13 @@ def compare(
                 replay,
                 margin=chosen_margin,
                 identical=identical,
+                root=root,
                 max_error_rate=min((s.manifest.policy.max_error_rate for s in sets), default=0.01),
                 jobs=jobs,
                 timeout=timeout,
                 batch_size=batch_size,
                 progress=progress,
+                use_cache=use_cache,
             )
         failed.extend(replay_failed)
         warn.extend(replay_warnings)
@@ -831,7 +833,6 @@ class ReplayRecord:
     new_success: bool | None
     old_reasons: tuple[str, ...] = ()
     new_reasons: tuple[str, ...] = ()
-    new_error: str | None = None
 
 
 #: At most this many k in the side-by-side pass@k / pass^k tables (``graderctl metrics --k`` for more).
@@ -1036,11 +1037,232 @@ def replay_from_records(
     return replay, failed, warn
 
 
+def _recorded(text: str, root: Path) -> Path:
+    """A path as ``score`` records it in results: relative to the project root, or absolute."""
+    path = Path(text)
+    return path if path.is_absolute() else root / path
+
+
+@dataclass
+class _Frozen:
+    """One line of the frozen results, reduced to what the replay needs."""
+
+    line: int
+    task_id: str
+    trial_id: str
+    old: bool | None
+    old_success: bool | None
+    old_reasons: tuple[str, ...]
+    #: The line's other checks and skipped checks, and its rule's required checks (to recompute success).
+    checks: dict[str, dict[str, Any]]
+    skipped: dict[str, Any]
+    require: list[str] | None
+
+
+def read_frozen_results(
+    replay: ReplayInput, old: LoadedGrader, *, root: Path
+) -> tuple[list[_Frozen], str, dict[str, Any], list[str]]:
+    """Read the results to replay; every line must have been graded by OLD for the compared check (or carry
+    no checks at all, then ``success`` is compared). Returns the lines, what is compared (``check`` or
+    ``success``), the recorded files (``trials_file``, ``corpus_file``) and notes."""
+    from graderctl.models.results import GradedResult
+    from graderctl.store.problems import ProblemSink
+    from graderctl.store.readers import read_jsonl_models
+
+    check = old.spec.check.value
+    shown = replay.results_shown
+    sink = ProblemSink()
+    rows = read_jsonl_models(replay.results, GradedResult, shown=shown, sink=sink, strict=False)
+    sink.raise_if_any(shown)
+    notes: list[str] = []
+    frozen: list[_Frozen] = []
+    recorded: dict[str, set[str]] = {"trials_file": set(), "corpus_file": set()}
+    seen: dict[tuple[str, str], int] = {}
+    skipped_here = 0
+    without_checks = 0
+    others: set[str] = set()
+    for number, result in rows:
+        extra = result.model_extra or {}
+        for key in recorded:
+            value = extra.get(key)
+            if isinstance(value, str):
+                recorded[key].add(value)
+        ident = (result.task_id, result.trial_id)
+        if ident in seen:
+            sink.add(
+                Problem(
+                    file=shown,
+                    line=number,
+                    pointer="/trial_id",
+                    message=f"duplicate trial {result.trial_id!r} of task {result.task_id!r}",
+                    expected="each (task_id, trial_id) once",
+                    got=f"also on line {seen[ident]}",
+                )
+            )
+            continue
+        seen[ident] = number
+        skipped = extra.get("skipped_checks") if isinstance(extra.get("skipped_checks"), dict) else {}
+        assert isinstance(skipped, dict)
+        rule = extra.get("rule")
+        require = rule.get("require") if isinstance(rule, dict) else None
+        checks = {k: v.model_dump(mode="json") for k, v in (result.checks or {}).items()}
+        if not checks:
+            without_checks += 1
+            frozen.append(_Frozen(number, *ident, result.success, result.success, (), {}, {}, None))
+            continue
+        if check in skipped and check not in checks:
+            skipped_here += 1
+            continue
+        mine = (result.checks or {}).get(check)
+        if mine is None:
+            sink.add(
+                Problem(
+                    file=shown,
+                    line=number,
+                    pointer="/checks",
+                    message=f"the trial was not graded for {check}",
+                    expected=f"a {check} check result graded by {old.ref}",
+                    got="checks: " + ", ".join(sorted(checks)),
+                    fix=f"replay results that {old.ref} graded",
+                )
+            )
+            continue
+        if mine.fingerprint != old.fingerprint:
+            others.add(mine.grader)
+            sink.add(
+                Problem(
+                    file=shown,
+                    line=number,
+                    pointer=f"/checks/{check}/fingerprint",
+                    message=f"{check} was graded by {mine.grader}, not by OLD ({old.ref})",
+                    expected=old.fingerprint,
+                    got=mine.fingerprint,
+                    fix=f"replay results graded by {old.ref}, or compare {mine.grader} with the new version",
+                )
+            )
+            continue
+        frozen.append(
+            _Frozen(
+                number,
+                *ident,
+                mine.passed,
+                result.success,
+                tuple(mine.reasons),
+                checks,
+                skipped,
+                [str(c) for c in require] if isinstance(require, list) else None,
+            )
+        )
+    if others and sink:
+        raise InvalidInputError(
+            f"{shown}: {check} was graded by {', '.join(sorted(others))}, not by OLD ({old.ref}); a replay "
+            "re-grades results that OLD graded",
+            sink.problems,
+            omitted=sink.omitted,
+        )
+    sink.raise_if_any(shown)
+    if without_checks and without_checks < len(rows):
+        raise InvalidInputError(
+            f"{shown}: some lines record their checks and others do not",
+            [
+                Problem(
+                    file=shown,
+                    pointer="/checks",
+                    message=f"{without_checks} of {len(rows)} lines have no checks",
+                    expected="checks on every line (graderctl score) or on none (success only)",
+                    fix="replay results written by one tool",
+                )
+            ],
+        )
+    outcome = "success" if without_checks else "check"
+    if without_checks:
+        notes.append(
+            f"replay: {shown} records no checks, only success; it is taken as graded by {old.ref} and "
+            f"success is compared with NEW's {check} outcome"
+        )
+    if skipped_here:
+        notes.append(f"replay: {skipped_here} trial(s) skip {check} (it does not apply to them); left out")
+    if not frozen:
+        raise InvalidInputError(
+            f"{shown}: no trial to replay",
+            [Problem(file=shown, message=f"no result line graded for {check}", fix="check the results file")],
+        )
+    files = {k: (v.pop() if len(v) == 1 else None) for k, v in recorded.items()}
+    return frozen, outcome, files, notes
+
+
+def grade_trials(
+    grader: LoadedGrader,
+    trials: Sequence[Any],
+    corpus: Any,
+    *,
+    root: Path,
+    jobs: int = 1,
+    timeout: float | None = None,
+    batch_size: int = 64,
+    progress: ProgressCallback | None = None,
+    use_cache: bool = True,
+) -> list[dict[str, Any] | None]:
+    """The check result (CONTRACT.md §5) of ``grader`` on each trial, split into units and judged exactly as
+    ``graderctl score`` does (its :func:`~graderctl.services.score.build_units` and
+    :func:`~graderctl.services.score.check_result`); ``None`` where the check does not apply."""
+    from graderctl.errors import GraderctlError, GraderRunError
+    from graderctl.runner import run_grader
+    from graderctl.services.score import TrustInfo, build_units, check_result
+
+    check = grader.spec.check
+    cache_dir = None
+    if use_cache:
+        from graderctl.store.cache import default_cache_dir
+
+        cache_dir = default_cache_dir(root)
+    try:
+        instance = grader.build(corpus=corpus, cache_dir=cache_dir)
+    except GraderctlError:
+        raise
+    except Exception as exc:
+        raise GraderRunError(f"{grader.ref} could not start: {type(exc).__name__}: {exc}") from exc
+    cache = None
+    if cache_dir is not None and grader.kind.cacheable:
+        from graderctl.store.cache import VerdictCache
+
+        cache = VerdictCache(cache_dir, grader.fingerprint)
+    built = [build_units(check, t, corpus) for t in trials]
+    inputs = []
+    where: list[tuple[int, int]] = []
+    for ti, units in enumerate(built):
+        for ui, unit in enumerate(units or []):
+            if unit.input is not None:
+                inputs.append(unit.input)
+                where.append((ti, ui))
+    try:
+        verdicts = run_grader(
+            instance,
+            inputs,
+            jobs=jobs,
+            batch_size=batch_size,
+            timeout=timeout,
+            progress=progress,
+            cache=cache,
+        )
+    finally:
+        instance.close()
+    slots: list[list[Any]] = [[None] * len(units or []) for units in built]
+    for (ti, ui), verdict in zip(where, verdicts, strict=True):
+        slots[ti][ui] = verdict
+    trust = TrustInfo(False, "not checked: a replay re-grades frozen trials, it does not score them", [], [])
+    return [
+        None if units is None else check_result(check, grader, trial, units, slots[ti], trust)
+        for ti, (trial, units) in enumerate(zip(trials, built, strict=True))
+    ]
+
+
 def replay_comparison(
     old: LoadedGrader,
     new: LoadedGrader,
     replay: ReplayInput,
     *,
+    root: Path,
     margin: float,
     identical: bool,
     max_error_rate: float,
@@ -1048,8 +1270,91 @@ def replay_comparison(
     timeout: float | None = None,
     batch_size: int = 64,
     progress: ProgressCallback | None = None,
+    use_cache: bool = True,
 ) -> tuple[ReplayComparison, list[FailedStratum], list[str]]:
-    """Re-grade the trials of ``replay`` with NEW and compare with what OLD recorded."""
+    """Re-grade the trials of the frozen results with NEW and compare with what OLD recorded."""
     from graderctl.errors import UsageError
+    from graderctl.services.score import decide, read_corpus, read_trials
+    from graderctl.store.readers import display_path
 
-    raise UsageError("`graderctl compare --replay` needs the score service, which is not available yet")
+    frozen, outcome, files, notes = read_frozen_results(replay, old, root=root)
+    trials_path = replay.trials
+    if trials_path is None:
+        if files["trials_file"] is None:
+            raise UsageError(
+                f"{replay.results_shown} does not record one trials file for all its lines; give the trials "
+                "with --trials TRIALS"
+            )
+        trials_path = _recorded(files["trials_file"], root)
+    corpus_path = replay.corpus
+    if corpus_path is None and files["corpus_file"] is not None:
+        corpus_path = _recorded(files["corpus_file"], root)
+    if corpus_path is None and (trials_path.parent / "corpus.jsonl").is_file():
+        corpus_path = trials_path.parent / "corpus.jsonl"
+    trials_shown = display_path(trials_path, root)
+    by_key = {(t.task_id, t.trial_id): t for t in read_trials(trials_path, root)}
+    missing = [f for f in frozen if (f.task_id, f.trial_id) not in by_key]
+    if missing:
+        raise InvalidInputError(
+            f"{trials_shown}: {len(missing)} trial(s) of the results are not in the trials file",
+            [
+                Problem(
+                    file=replay.results_shown,
+                    line=f.line,
+                    message=f"no trial {f.trial_id!r} of task {f.task_id!r} in {trials_shown}",
+                    expected="every replayed trial in the trials file",
+                    fix="give the trials file the results were scored from with --trials",
+                )
+                for f in missing[:10]
+            ],
+        )
+    corpus = read_corpus(corpus_path, root) if corpus_path is not None else None
+    results = grade_trials(
+        new,
+        [by_key[(f.task_id, f.trial_id)] for f in frozen],
+        corpus,
+        root=root,
+        jobs=jobs,
+        timeout=timeout,
+        batch_size=batch_size,
+        progress=progress,
+        use_cache=use_cache,
+    )
+    check = old.spec.check.value
+    records: list[ReplayRecord] = []
+    not_applicable = 0
+    for f, result in zip(frozen, results, strict=True):
+        if result is None:
+            not_applicable += 1
+            continue
+        if outcome == "success":
+            new_success = result["passed"]
+        else:
+            checks = {**f.checks, check: result}
+            require = f.require if f.require is not None else list(checks)
+            new_success = decide(checks, f.skipped, require)[0]
+        records.append(
+            ReplayRecord(
+                task_id=f.task_id,
+                trial_id=f.trial_id,
+                old=f.old,
+                new=result["passed"],
+                old_success=f.old_success,
+                new_success=new_success,
+                old_reasons=f.old_reasons,
+                new_reasons=tuple(result.get("reasons") or ()),
+            )
+        )
+    if not_applicable:
+        notes.append(f"replay: {check} does not apply to {not_applicable} trial(s) under NEW; left out")
+    replayed, failed, warn = replay_from_records(
+        records,
+        results=replay.results_shown,
+        trials=trials_shown,
+        check=check,
+        outcome=outcome,
+        margin=margin,
+        identical=identical,
+        max_error_rate=max_error_rate,
+    )
+    return replayed, failed, notes + warn
