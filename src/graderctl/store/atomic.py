@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import IO
 
@@ -33,19 +33,23 @@ def atomic_write_text(path: Path, text: str) -> None:
         fh.write(text)
 
 
-def atomic_write_many(files: dict[Path, str]) -> None:
+def atomic_write_many(files: Mapping[Path, str | Iterable[str]]) -> None:
     """Write several files so that either all are replaced or none (best effort: all temporaries are
-    written first, then renamed in one quick pass)."""
+    written first, then renamed in one quick pass). A file's content is a string or an iterable of string
+    chunks (streamed, so a large document need not be held in memory twice)."""
     staged: list[tuple[str, Path]] = []
     try:
         for path, text in files.items():
             path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+            staged.append((tmp, path))
             with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-                fh.write(text)
+                if isinstance(text, str):
+                    fh.write(text)
+                else:
+                    fh.writelines(text)
                 fh.flush()
                 os.fsync(fh.fileno())
-            staged.append((tmp, path))
         for tmp, path in staged:
             os.replace(tmp, path)
     except BaseException:
