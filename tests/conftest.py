@@ -22,3 +22,18 @@ def shared_data(name: str) -> Path:
 @pytest.fixture
 def repo_root() -> Path:
     return REPO
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-goldens",
+        action="store_true",
+        default=False,
+        help="Rewrite golden files in tests/golden/ from the current output instead of comparing with them.",
+    )
+
+
+@pytest.fixture
+def update_goldens(request: pytest.FixtureRequest) -> bool:
+    """True under ``pytest --update-goldens``: tests then rewrite their golden files."""
+    return bool(request.config.getoption("--update-goldens"))

@@ -45,7 +45,7 @@ def _root(
 
 
 def _register() -> None:
-    from graderctl.cli import calibrate, compare, list_, metrics, probe, score, sets, validate
+    from graderctl.cli import calibrate, compare, list_, metrics, probe, schema, score, sets, validate
 
     app.command("validate")(validate.validate)
     app.command("list")(list_.list_)
@@ -54,6 +54,7 @@ def _register() -> None:
     app.command("score")(score.score)
     app.command("metrics")(metrics.metrics)
     app.command("probe")(probe.probe)
+    app.command("schema")(schema.schema)
     app.add_typer(sets.app, name="sets")
 
 

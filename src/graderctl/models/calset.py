@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
 from graderctl.models.base import Check, Label, ModelIdentity, NonEmptyStr, StrictModel
 
@@ -34,7 +34,16 @@ class SetManifest(StrictModel):
 # --- sample inputs, one shape per check -------------------------------------------------------------
 
 
+def _nonempty(name: str) -> dict[str, Any]:
+    return {"required": [name], "properties": {name: {"type": "string", "minLength": 1}}}
+
+
 class Citation(StrictModel):
+    # The JSON Schema states the identifier rule of the validator below (schemas are generated from models).
+    model_config = ConfigDict(
+        json_schema_extra={"anyOf": [_nonempty("source_id"), _nonempty("url"), _nonempty("doi")]}
+    )
+
     source_id: str | None = None
     url: str | None = None
     doi: str | None = None
@@ -53,6 +62,15 @@ class SourceExistenceInput(StrictModel):
 
 
 class Evidence(StrictModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "oneOf": [
+                {"required": ["source_id"], "properties": {"source_id": {"type": "string"}}},
+                {"required": ["text"], "properties": {"text": {"type": "string"}}},
+            ]
+        }
+    )
+
     source_id: str | None = None
     text: str | None = None
 

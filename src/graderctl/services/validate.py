@@ -34,6 +34,7 @@ from graderctl.store.project import (
     load_corpus,
     load_grader,
     set_folders,
+    stray_grader_files,
 )
 from graderctl.store.readers import display_path, iter_jsonl_models, paused_gc
 
@@ -186,6 +187,9 @@ class _Run:
             self.complete.add(graders_dir.resolve())
             for g in grader_files(base):
                 self.check(g, "grader")
+            referenced = {(g.path.parent / rel).resolve() for g in self.graders for rel in g.files}
+            for stray in stray_grader_files(base, referenced):
+                self.check(stray, "grader")  # reported: a definition must be named v<N>.toml
         if kind in ("tree", "sets"):
             base = path if kind == "tree" else path.parent
             for s in set_folders(base):

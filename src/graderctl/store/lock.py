@@ -227,14 +227,16 @@ def check_graders(
         files = ", ".join(sorted(g.files))
         changed = "its definition" + (f" or a file it references ({files})" if files else "")
         nxt = _next_version(g)
+        next_file = display_path(g.path.parent / f"v{nxt}.toml", root)
         out.problems.append(
             Problem(
                 file=g.shown,
+                line=1,
                 message=f"released version {ref} was edited: {changed} no longer matches {lock_shown}",
                 expected=f"the released content ({locked})",
                 got=f"changed content ({g.fingerprint})",
                 fix=f"bump the version: restore {g.shown} as released (e.g. `git checkout -- {g.shown}`), "
-                f"put the change in {g.path.parent.name}/v{nxt}.toml with version = {nxt}, then run "
+                f"put the change in {next_file} with version = {nxt}, then run "
                 "`graderctl validate --update-lock`",
             )
         )

@@ -154,14 +154,42 @@ def _fields_at(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
     return names
 
 
-def _allowed_values(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
-    out: list[str] = []
+def _allowed_values(model: type[BaseModel], loc: tuple[Any, ...]) -> list[Any]:
+    out: list[Any] = []
     for t in _field_type_at(model, loc):
         if isinstance(t, type) and issubclass(t, Enum):
-            out.extend(str(m.value) for m in t)
+            out.extend(m.value for m in t)
         elif typing.get_origin(t) is typing.Literal:
-            out.extend(str(a) for a in typing.get_args(t))
+            out.extend(typing.get_args(t))
     return out
+
+
+def _show(value: Any) -> str:
+    """An allowed value as a person would write it: strings quoted, numbers and booleans as JSON has them."""
+    return repr(value) if isinstance(value, str) else short_value(value)
+
+
+def _unquote_fix(value: Any, wanted: tuple[type, ...]) -> str | None:
+    """When a number or boolean was written as a string ("2", "true"), say to drop the quotes."""
+    if not isinstance(value, str):
+        return None
+    try:
+        parsed = json.loads(value)
+    except ValueError:
+        return None
+    if isinstance(parsed, wanted) and not (isinstance(parsed, bool) and bool not in wanted):
+        return f"write {short_value(parsed)} without quotes"
+    return None
+
+
+_UNQUOTE: dict[str, tuple[type, ...]] = {
+    "int_type": (int,),
+    "int_parsing": (int,),
+    "float_type": (int, float),
+    "float_parsing": (int, float),
+    "bool_type": (bool,),
+    "bool_parsing": (bool,),
+}
 
 
 _EXPECTED = {
@@ -272,12 +300,15 @@ def problems_from_validation(
         msg = str(err.get("msg", "invalid value"))
         fix: str | None = None
         if etype in ("enum", "literal_error"):
-            allowed = _allowed_values(model, loc) or []
-            expected = " or ".join(repr(a) for a in allowed) if allowed else str(ctx.get("expected", msg))
-            if isinstance(value, str) and allowed:
-                close = difflib.get_close_matches(value, allowed, n=1, cutoff=0.6)
+            allowed = _allowed_values(model, loc)
+            expected = " or ".join(_show(a) for a in allowed) if allowed else str(ctx.get("expected", msg))
+            texts = [a for a in allowed if isinstance(a, str)]
+            if isinstance(value, str) and texts:
+                close = difflib.get_close_matches(value, texts, n=1, cutoff=0.6)
                 if close:
                     fix = f"did you mean {close[0]!r}?"
+            elif allowed and not texts:
+                fix = _unquote_fix(value, tuple({type(a) for a in allowed}))
             msg = "value not allowed"
         elif etype.startswith("value_error") or etype == "assertion_error":
             expected = msg.removeprefix("Value error, ").removeprefix("Assertion failed, ")
@@ -286,6 +317,8 @@ def problems_from_validation(
             expected = _bound(ctx, etype) or _EXPECTED.get(etype) or msg
             if etype in _EXPECTED or _bound(ctx, etype):
                 msg = "wrong type" if etype.endswith(("_type", "_parsing")) else "invalid value"
+            if etype in _UNQUOTE:
+                fix = _unquote_fix(value, _UNQUOTE[etype])
         out.append(
             Problem(
                 file=file,

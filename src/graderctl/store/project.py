@@ -168,6 +168,7 @@ def load_grader(path: Path, *, root: Path | None = None, check_path: bool = True
         sink.add(
             Problem(
                 file=shown,
+                line=line_of(("judge",)),
                 pointer="/judge",
                 message=f"grader kind {spec.kind!r} calls a model, so the definition must name it",
                 expected="a [judge] table with model and provider",
@@ -177,7 +178,8 @@ def load_grader(path: Path, *, root: Path | None = None, check_path: bool = True
         )
     params: BaseModel | None = None
     try:
-        params = kind.Params.model_validate(spec.params)
+        # Strict, like the definition itself: "yes" is not a boolean, "0.5" is not a number.
+        params = validate_toml_data(kind.Params, spec.params)
     except ValidationError as exc:
         sink.extend(
             problems_from_validation(
@@ -189,7 +191,7 @@ def load_grader(path: Path, *, root: Path | None = None, check_path: bool = True
             )
         )
     except Exception as exc:  # a plugin's validator crashed: report it, do not crash
-        sink.add(_kind_hook_failed(shown, kind, "Params.model_validate", exc))
+        sink.add(_kind_hook_failed(shown, kind, "Params validation", exc))
     files: dict[str, str] = {}
     if params is not None:
         try:
@@ -288,6 +290,7 @@ def _path_problems(
         sink.add(
             Problem(
                 file=shown,
+                line=1,
                 message="a grader definition is named v<N>.toml",
                 expected="v1.toml, v2.toml, ...",
                 got=repr(path.name),
@@ -309,10 +312,24 @@ def _path_problems(
 
 
 def grader_files(root: Path) -> list[Path]:
+    """Every grader definition ``graders/<name>/v<N>.toml`` of a project."""
     base = root / GRADERS_DIR
     if not base.is_dir():
         return []
     return sorted(p for p in base.glob("*/v*.toml") if _VERSION_FILE.match(p.name))
+
+
+def stray_grader_files(root: Path, referenced: set[Path]) -> list[Path]:
+    """TOML files in ``graders/<name>/`` that are not named ``v<N>.toml`` and that no definition references:
+    most likely a definition under the wrong name, which would otherwise be ignored."""
+    base = root / GRADERS_DIR
+    if not base.is_dir():
+        return []
+    return sorted(
+        p
+        for p in base.glob("*/*.toml")
+        if not _VERSION_FILE.match(p.name) and p.resolve() not in referenced and not p.name.startswith(".")
+    )
 
 
 def parse_ref(ref: str) -> tuple[str, int | None]:

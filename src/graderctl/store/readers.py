@@ -196,11 +196,13 @@ def decode_json_line(
 
 
 def _snippet(text: str, pos: int, width: int = 24) -> str:
+    """The text around ``pos``, in backticks, on one line; "<end of line>" when the text stops there."""
     start = max(0, pos - width)
-    piece = text[start : pos + width]
-    return json.dumps(
-        ("…" if start else "") + piece + ("…" if pos + width < len(text) else ""), ensure_ascii=False
-    )
+    piece = text[start : pos + width].replace("\r", "\\r").replace("\n", "\\n")
+    before = "…" if start else ""
+    after = "…" if pos + width < len(text) else ""
+    end = " <end of line>" if pos >= len(text.rstrip()) else ""
+    return f"`{before}{piece}{after}`{end}"
 
 
 def _problems_of_line(
@@ -373,7 +375,7 @@ def _line_text(text: str, line: int | None) -> str | None:
     if line is None:
         return None
     lines = text.splitlines()
-    return json.dumps(lines[line - 1].strip(), ensure_ascii=False) if 0 < line <= len(lines) else None
+    return f"`{lines[line - 1].strip()}`" if 0 < line <= len(lines) else None
 
 
 def toml_to_json(value: Any) -> Any:
@@ -433,7 +435,7 @@ def toml_key_lines(text: str) -> dict[tuple[str, ...], int]:
 
 def toml_line_of(text: str) -> Callable[[tuple[Any, ...]], int | None]:
     """A function from a (table, key, index...) location to its line in a TOML text (best effort): the key's
-    own line, else its nearest enclosing table's or key's line."""
+    own line, else its nearest enclosing table's or key's line, else line 1 (a missing top-level key)."""
     lines = toml_key_lines(text)
 
     def find(loc: tuple[Any, ...]) -> int | None:
@@ -442,6 +444,6 @@ def toml_line_of(text: str) -> Callable[[tuple[Any, ...]], int | None]:
             if keys in lines:
                 return lines[keys]
             keys = keys[:-1]
-        return None
+        return 1
 
     return find

@@ -1,0 +1,177 @@
+"""JSON Schemas of every file format, generated from the pydantic models and shipped in the package
+(``graderctl/schemas/<name>.schema.json``).
+
+``SCHEMAS`` is the one registry: add a model here and run ``graderctl schema --write`` to ship its schema.
+``tests/store/test_schemas.py`` fails when the shipped files differ from what the models generate.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from graderctl.errors import InvalidInputError, Problem
+from graderctl.models.calset import (
+    ClaimSupportSample,
+    CorpusDocument,
+    CoverageSample,
+    SetManifest,
+    SourceExistenceSample,
+)
+from graderctl.models.comparison import ComparisonReport
+from graderctl.models.grader import GraderSpec
+from graderctl.models.reports import CalibrationReport
+from graderctl.models.results import GradedResult
+from graderctl.models.trials import Trial
+from graderctl.store.atomic import atomic_write_many
+
+JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schemas"
+SUFFIX = ".schema.json"
+REGENERATE = "graderctl schema --write"
+
+#: Schema name -> (model, what it describes). The file is ``<name>.schema.json``.
+SCHEMAS: dict[str, tuple[type[BaseModel], str]] = {
+    "grader": (GraderSpec, "A grader definition, graders/<name>/v<N>.toml (CONTRACT.md §2)."),
+    "set-manifest": (SetManifest, "A calibration set's manifest.toml (CONTRACT.md §3)."),
+    "sample-source_existence": (
+        SourceExistenceSample,
+        "One line of samples.jsonl in a source_existence calibration set (CONTRACT.md §3).",
+    ),
+    "sample-claim_support": (
+        ClaimSupportSample,
+        "One line of samples.jsonl in a claim_support calibration set (CONTRACT.md §3).",
+    ),
+    "sample-coverage": (
+        CoverageSample,
+        "One line of samples.jsonl in a coverage calibration set (CONTRACT.md §3).",
+    ),
+    "corpus-document": (CorpusDocument, "One line of a calibration set's corpus.jsonl (CONTRACT.md §3)."),
+    "trial": (Trial, "One line of an agent-trials file, the input of `graderctl score` (CONTRACT.md §4)."),
+    "graded-result": (
+        GradedResult,
+        "One line of a graded-results file, the output of `score` and input of `metrics` (CONTRACT.md §5).",
+    ),
+    "calibration-report": (
+        CalibrationReport,
+        "The JSON calibration report written by `graderctl calibrate` (CONTRACT.md §6).",
+    ),
+    "comparison-report": (
+        ComparisonReport,
+        "The JSON comparison report written by `graderctl compare` (CONTRACT.md §6), "
+        "reports/comparisons/<old>--<new>.json.",
+    ),
+}
+
+
+def names() -> list[str]:
+    return list(SCHEMAS)
+
+
+def _unknown(name: str) -> InvalidInputError:
+    return InvalidInputError(
+        f"unknown schema {name!r}",
+        [
+            Problem(
+                file="<command line>",
+                message=f"unknown schema {name!r}",
+                expected="one of: " + ", ".join(SCHEMAS),
+                got=repr(name),
+                fix="run `graderctl schema` to list them",
+            )
+        ],
+    )
+
+
+def generate_one(name: str) -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of one registered format."""
+    if name not in SCHEMAS:
+        raise _unknown(name)
+    model, description = SCHEMAS[name]
+    body = model.model_json_schema(mode="validation")
+    schema: dict[str, Any] = {
+        "$schema": JSON_SCHEMA_DIALECT,
+        "$comment": f"Generated from graderctl's {model.__module__}.{model.__qualname__} by `{REGENERATE}`; "
+        "do not edit by hand.",
+        "title": body.pop("title", name),
+        "description": description,
+    }
+    body.pop("description", None)
+    schema.update(body)
+    return schema
+
+
+def generate() -> dict[str, dict[str, Any]]:
+    """Every registered schema, by name."""
+    return {name: generate_one(name) for name in SCHEMAS}
+
+
+def render(schema: dict[str, Any]) -> str:
+    """The exact text of a shipped schema file."""
+    return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
+
+
+def schema_path(name: str, folder: Path | None = None) -> Path:
+    return (folder or SCHEMA_DIR) / f"{name}{SUFFIX}"
+
+
+def shipped(folder: Path | None = None) -> dict[str, str]:
+    """The text of every shipped schema file, by name."""
+    base = folder or SCHEMA_DIR
+    if not base.is_dir():
+        return {}
+    return {
+        p.name.removesuffix(SUFFIX): p.read_text(encoding="utf-8") for p in sorted(base.glob(f"*{SUFFIX}"))
+    }
+
+
+def stale(folder: Path | None = None) -> dict[str, str]:
+    """Shipped schemas that differ from the generated ones, by name: "missing", "differs" or "not generated"
+    (a file whose schema is no longer registered)."""
+    have = shipped(folder)
+    out: dict[str, str] = {}
+    for name, schema in generate().items():
+        if name not in have:
+            out[name] = "missing"
+        elif have[name] != render(schema):
+            out[name] = "differs"
+    for name in have:
+        if name not in SCHEMAS:
+            out[name] = "not generated"
+    return out
+
+
+def write(folder: Path | None = None) -> list[str]:
+    """(Re)write every shipped schema file and remove files of schemas no longer registered; returns what
+    changed."""
+    base = folder or SCHEMA_DIR
+    changes = stale(base)
+    texts = {schema_path(name, base): render(schema) for name, schema in generate().items()}
+    atomic_write_many(
+        {path: text for path, text in texts.items() if path.name.removesuffix(SUFFIX) in changes}
+    )
+    for name, what in changes.items():
+        if what == "not generated":
+            schema_path(name, base).unlink()
+    return sorted(changes)
+
+
+def load(name: str, folder: Path | None = None) -> dict[str, Any]:
+    """A shipped schema, parsed."""
+    path = schema_path(name, folder)
+    if name not in SCHEMAS or not path.is_file():
+        raise _unknown(name)
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
+
+
+def validator(name: str, folder: Path | None = None) -> Any:
+    """A ``jsonschema`` validator for a shipped schema (jsonschema is imported only here)."""
+    from jsonschema import Draft202012Validator
+
+    schema = load(name, folder)
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema)
