@@ -78,6 +78,9 @@ class FakeOpenAI:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # headers and body go out in separate writes: without this, Nagle's algorithm and the client's
+            # delayed ACK add ~40 ms to every reply
+            disable_nagle_algorithm = True
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass
@@ -217,3 +220,29 @@ def closed_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Serve in the foreground (for benchmarks and manual checks): prints the base URL, then serves until
+    stdin closes or the process is interrupted."""
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser(description="OpenAI-compatible stand-in on 127.0.0.1")
+    parser.add_argument("--mode", default="correct")
+    parser.add_argument("--latency", type=float, default=0.0)
+    parser.add_argument("--long-threshold", type=int, default=300)
+    args = parser.parse_args(argv)
+    server = FakeOpenAI(mode=args.mode, latency=args.latency, long_threshold=args.long_threshold).start()
+    print(server.base_url, flush=True)
+    try:
+        sys.stdin.read()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        print(f"requests {server.requests}", file=sys.stderr, flush=True)
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()
