@@ -134,10 +134,13 @@ def score(
     )
     root = _state.root()
 
+    shown: set[str] = set()
+
     def show_notes(notes: list[str]) -> None:
-        if not quiet:
-            for note in notes:
+        for note in notes:
+            if not quiet and note not in shown:
                 _state.err(f"note: {note}")
+            shown.add(note)
 
     enabled = progress_enabled(machine_output=fmt is Format.json, quiet=quiet)
     try:
@@ -167,9 +170,7 @@ def score(
     if fmt is Format.json:
         typer.echo(json.dumps(outcome.to_dict(), indent=2, ensure_ascii=False))
         return
-    for note in outcome.notes:
-        if not quiet:
-            _state.err(f"note: {note}")
+    show_notes(outcome.notes)
     graders_text = ", ".join(
         f"{g['grader']} ({g['check']}{'' if g['trusted'] else ', UNTRUSTED'})" for g in outcome.graders
     )

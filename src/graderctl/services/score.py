@@ -96,7 +96,8 @@ class ScoreOptions:
     batch_size: int = 64
     timeout: float | None = None
     use_cache: bool = True
-    chunk_trials: int = CHUNK_TRIALS
+    #: Trials per grading round (default :data:`CHUNK_TRIALS`).
+    chunk_trials: int | None = None
 
 
 @dataclass
@@ -1138,7 +1139,7 @@ def score_trials(
             finished = len(done)
             if progress is not None:
                 progress(finished, total)
-            step = max(1, options.chunk_trials)
+            step = max(1, options.chunk_trials or CHUNK_TRIALS)
             for start in range(0, len(todo), step):
                 chunk = todo[start : start + step]
                 for line in _grade_chunk(chunk, plan, instances, caches, options, sent_errors):

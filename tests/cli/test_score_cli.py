@@ -1,0 +1,205 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.data.score.fake_kind import ensure_registered, make_project, write_grader, write_set
+
+from graderctl.cli import _state, app
+from graderctl.errors import ExitCode
+from graderctl.services import score as score_service
+
+
+@pytest.fixture(autouse=True)
+def _kind() -> None:
+    ensure_registered()
+
+
+def run(capsys: pytest.CaptureFixture[str], root: Path, *args: str) -> tuple[int, str, str]:
+    code = _state.run(app, ["--root", str(root), *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(x) for x in path.read_text().splitlines()]
+
+
+def test_score_and_metrics(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    trials, corpus = make_project(tmp_path)
+    out_path = tmp_path / "results.jsonl"
+    code, out, err = run(
+        capsys, tmp_path, "score", str(trials), "--output", str(out_path), "--corpus", str(corpus)
+    )
+    assert code == 0, err
+    assert "Scored 5 trial(s)" in out and "1 succeeded, 3 failed, 1 could not be graded" in out
+    assert len(lines(out_path)) == 5
+    code, out, err = run(capsys, tmp_path, "metrics", str(out_path), "--format", "json")
+    assert code == 0, err
+    assert json.loads(out)["null_trials"]["count"] == 1
+
+
+def test_json_summary_is_one_document(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    trials, _ = make_project(tmp_path)
+    code, out, err = run(
+        capsys, tmp_path, "score", str(trials), "-o", str(tmp_path / "r.jsonl"), "--format", "json"
+    )
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["type"] == "score" and doc["trials"] == 5 and doc["null"] == 1
+
+
+def test_uncalibrated_grader_exits_5(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    trials, _ = make_project(tmp_path, calibrate=False)
+    out_path = tmp_path / "r.jsonl"
+    code, _, err = run(capsys, tmp_path, "score", str(trials), "-o", str(out_path), "--grader", "cs-fake@1")
+    assert code == ExitCode.REFUSED, err
+    assert "cs-fake@1" in err and "never_calibrated" in err and "claim-support-test" in err
+    assert not out_path.exists()
+
+
+def test_stale_grader_exits_5(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    trials, _ = make_project(tmp_path)
+    write_grader(tmp_path, "se-fake", "source_existence", reject_word="NOPE")
+    code, _, err = run(capsys, tmp_path, "score", str(trials), "-o", str(tmp_path / "r.jsonl"))
+    assert code == ExitCode.REFUSED, err
+    assert "se-fake@1" in err and "stale" in err
+
+
+def test_allow_untrusted_marks_results(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    trials, _ = make_project(tmp_path, calibrate=False)
+    out_path = tmp_path / "r.jsonl"
+    code, _, err = run(capsys, tmp_path, "score", str(trials), "-o", str(out_path), "--allow-untrusted")
+    assert code == 0, err
+    assert "untrusted" in err
+    for line in lines(out_path):
+        graders = sorted(check["grader"] for check in line["checks"].values())
+        assert sorted(line["untrusted"]) == graders and "cs-fake@1" in graders
+
+
+def _self_graded(tmp_path: Path) -> Path:
+    trials, _ = make_project(tmp_path)
+    write_grader(tmp_path, "cs-judge", "claim_support", judge=("gpt-4o", "openai"))
+    write_set(
+        tmp_path,
+        "claim_support",
+        generators={
+            "gpt-4o-mini": [("bad", False)] * 3,
+            "claude-3-5-sonnet-20241022": [("bad", False)] * 3 + [("bad", True)],
+        },
+    )
+    from graderctl.services.calibrate import api_calibrate
+
+    api_calibrate("cs-judge@1", root=tmp_path)
+    rows = [json.loads(x) for x in trials.read_text().splitlines()]
+    for row in rows:
+        row["generator"] = {"model": "gpt-4o-2024-08-06"}
+    own = tmp_path / "runs" / "own-trials.jsonl"
+    own.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return own
+
+
+def test_judge_grading_its_own_model_exits_5(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    trials = _self_graded(tmp_path)
+    code, _, err = run(
+        capsys, tmp_path, "score", str(trials), "-o", str(tmp_path / "r.jsonl"), "--grader", "cs-judge@1"
+    )
+    assert code == ExitCode.REFUSED, err
+    assert "self-grading" in err and "openai/gpt-4o" in err and "gpt-4o-2024-08-06" in err
+
+
+def test_self_grading_override_is_recorded_in_every_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    trials = _self_graded(tmp_path)
+    out_path = tmp_path / "r.jsonl"
+    args = ["score", str(trials), "-o", str(out_path), "--grader", "cs-judge@1", "--allow-self-grading"]
+    code, _, err = run(capsys, tmp_path, *args)
+    assert code == ExitCode.USAGE_ERROR, err
+    code, _, err = run(capsys, tmp_path, *args, "--reason", "the only judge we license")
+    assert code == 0, err
+    for line in lines(out_path):
+        assert line["self_grading"]["override"] is True
+        assert line["self_grading"]["reason"] == "the only judge we license"
+        assert line["self_grading"]["graders"]["cs-judge@1"]["evidence"]["allowed"] is True
+
+
+def test_reason_without_override_is_usage_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    trials, _ = make_project(tmp_path)
+    code, _, _ = run(capsys, tmp_path, "score", str(trials), "-o", str(tmp_path / "r.jsonl"), "--reason", "x")
+    assert code == ExitCode.USAGE_ERROR
+    code, _, _ = run(capsys, tmp_path, "score", str(trials))
+    assert code == ExitCode.USAGE_ERROR
+
+
+def test_ctrl_c_keeps_the_partial_for_resume(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    trials, _ = make_project(tmp_path)
+    real = score_service._grade_chunk
+    calls: list[int] = []
+
+    def interrupted(chunk: Any, *args: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(chunk, *args)
+
+    monkeypatch.setattr(score_service, "_grade_chunk", interrupted)
+    monkeypatch.setattr(score_service, "CHUNK_TRIALS", 2)
+    out_path = tmp_path / "r.jsonl"
+    code, _, err = run(capsys, tmp_path, "score", str(trials), "-o", str(out_path))
+    assert code == ExitCode.INTERRUPTED, err
+    assert "2 graded trial(s) are kept" in err and "--resume" in err
+    assert not out_path.exists() and score_service.partial_path(out_path).exists()
+    monkeypatch.setattr(score_service, "_grade_chunk", real)
+    code, out, err = run(capsys, tmp_path, "score", str(trials), "-o", str(out_path), "--resume")
+    assert code == 0, err
+    assert "2 trial(s) kept from the interrupted run, 3 graded now" in out
+    assert len(lines(out_path)) == 5
+
+
+def test_rescore_leaves_the_old_file_untouched(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    trials, _ = make_project(tmp_path)
+    old = tmp_path / "old-results.jsonl"
+    code, _, err = run(capsys, tmp_path, "score", str(trials), "-o", str(old))
+    assert code == 0, err
+    before = old.read_bytes()
+    write_grader(tmp_path, "cs-fake", "claim_support", version=2, error_word="NEVER")
+    code, _, err = run(capsys, tmp_path, "score", "--rescore", str(old), "--grader", "cs-fake@2", "-o", "x")
+    assert code == ExitCode.REFUSED, err  # v2 is not calibrated yet
+    from graderctl.services.calibrate import api_calibrate
+
+    api_calibrate("cs-fake@2", root=tmp_path)
+    new = tmp_path / "new-results.jsonl"
+    code, _, err = run(
+        capsys, tmp_path, "score", "--rescore", str(old), "--grader", "cs-fake@2", "-o", str(new)
+    )
+    assert code == 0, err
+    assert old.read_bytes() == before
+    for line in lines(new):
+        cs = line["checks"]["claim_support"]
+        assert cs["grader"] == "cs-fake@2" and cs["rescored_from"]["grader"] == "cs-fake@1"
+        assert cs["rescored_from"]["fingerprint"] != cs["fingerprint"]
+
+
+def test_grader_erring_on_every_unit_exits_4(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    trials, _ = make_project(tmp_path, calibrate=False)
+    write_grader(tmp_path, "cs-fake", "claim_support", error_word=" ")
+    out_path = tmp_path / "r.jsonl"
+    code, _, err = run(
+        capsys,
+        tmp_path,
+        "score",
+        str(trials),
+        "-o",
+        str(out_path),
+        "--grader",
+        "cs-fake",
+        "--allow-untrusted",
+    )
+    assert code == ExitCode.GRADER_FAILED, err
+    assert "could not grade any unit" in err
+    assert out_path.exists()
