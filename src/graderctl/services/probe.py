@@ -215,7 +215,7 @@ def run_probes(
         for probe in dict.fromkeys(probes):
             usage_before = dict(g.usage)
             if probe == "self":
-                doc = _self_preference(grader, samples, original, margin, family_map)
+                doc = _self_preference(grader, samples, original, margin, family_map, root)
             else:
                 doc = _paired_probe(probe, g, samples, original, margin, seed)
             doc["usage"] = {k: _round(g.usage[k] - usage_before[k]) for k in g.usage}
@@ -393,6 +393,7 @@ def _self_preference(
     original: Sequence[Verdict],
     margin: float,
     family_map: Any,
+    root: Path,
 ) -> dict[str, Any]:
     from graderctl.identity import self_grading
     from graderctl.stats import wilson_interval
@@ -406,7 +407,11 @@ def _self_preference(
             verdict="not applicable: the grader is not model-based (it has no [judge])",
         )
         return doc
-    fmap = family_map if family_map is not None else _shipped_family_map()
+    if family_map is None:
+        from graderctl.services.score import load_family_map  # the same map as score's self-grading guard
+
+        family_map = load_family_map(root)
+    fmap = family_map
     judge_ref = fmap.identify(judge.model, judge.provider)
     doc["judge"] = judge_ref.to_dict()
     own: list[bool] = []
@@ -489,17 +494,6 @@ def _self_preference(
 def _group(values: Sequence[bool]) -> dict[str, Any]:
     n = len(values)
     return {"count": sum(values), "n": n, "value": (sum(values) / n) if n else None}
-
-
-def _shipped_family_map() -> Any:
-    """The family map shipped with graderctl (the project's own additions are the caller's to pass)."""
-    import tomllib
-    from importlib.resources import files
-
-    from graderctl.identity import FamilyMap
-
-    data = tomllib.loads(files("graderctl.data").joinpath("model_families.toml").read_text(encoding="utf-8"))
-    return FamilyMap.from_tables(data, source="graderctl/data/model_families.toml")
 
 
 # --- documents ----------------------------------------------------------------------------------------

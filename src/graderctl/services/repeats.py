@@ -20,6 +20,7 @@ at least two repeats decided it, and is flipped when those decisions differ.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -101,7 +102,7 @@ def grade_repeats(
 
 def summarize_repeats(samples: Sequence[Sample], runs: Sequence[Sequence[Verdict]]) -> dict[str, Any]:
     """The report's ``repeats`` section from every repeat's verdicts (repeat 0 first)."""
-    from graderctl.stats import rate_stats
+    from graderctl.stats import UndefinedMetricWarning, rate_stats
 
     if not runs:
         raise ValueError("summarize_repeats needs at least one run")
@@ -112,8 +113,10 @@ def summarize_repeats(samples: Sequence[Sample], runs: Sequence[Sequence[Verdict
     for k, run in enumerate(runs):
         bad = [v for s, v in zip(samples, run, strict=True) if s.label == "bad" and not v.is_error]
         good = [v for s, v in zip(samples, run, strict=True) if s.label == "good" and not v.is_error]
-        far = rate_stats(sum(1 for v in bad if v.accepted), len(bad))
-        frr = rate_stats(sum(1 for v in good if not v.accepted), len(good))
+        with warnings.catch_warnings():  # an undefined rate (n = 0) is None in the section, as in reports
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+            far = rate_stats(sum(1 for v in bad if v.accepted), len(bad))
+            frr = rate_stats(sum(1 for v in good if not v.accepted), len(good))
         per_repeat.append(
             {
                 "repeat": k,
