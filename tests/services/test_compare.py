@@ -204,7 +204,9 @@ def test_groups_widen_the_interval_to_the_hull_with_the_cluster_bootstrap() -> N
     assert grouped.clustered is not None and grouped.clustered["n_groups"] == 4
     assert grouped.clustered["ci_high"] == pytest.approx(0.045)
     assert (grouped.ci_low, grouped.ci_high) == (tango_only.ci_low, tango_only.ci_high)  # Tango, as such
+    assert (grouped.decision_ci_low, grouped.decision_ci_high) == (0.0, pytest.approx(0.045))
     assert not grouped.within_margin and not grouped.comparable  # the hull decides
+    assert "widened for groups" in grouped.message and "widened" not in tango_only.message
     assert "0.045" not in grouped.message and "4.5%" in grouped.message
 
 

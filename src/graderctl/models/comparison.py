@@ -111,6 +111,9 @@ class StratumComparison(OpenModel):
     #: When samples carry ``group``: the cluster-bootstrap interval over groups; the decision then uses the
     #: hull of both intervals.
     clustered: dict[str, Any] | None = None
+    #: The interval compared with the margin: Tango's, or its hull with ``clustered`` (samples with groups).
+    decision_ci_low: float | None = None
+    decision_ci_high: float | None = None
     #: Whether the decisive interval lies within +-margin.
     within_margin: bool
     kappa: float | None

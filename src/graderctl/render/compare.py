@@ -93,12 +93,23 @@ def _rate_change(s: StratumComparison) -> str:
     )
 
 
+def _decision_ci(s: StratumComparison) -> str:
+    """The interval compared with the margin; marked when groups widened Tango's."""
+    low = s.ci_low if s.decision_ci_low is None else s.decision_ci_low
+    high = s.ci_high if s.decision_ci_high is None else s.decision_ci_high
+    widened = (low, high) != (s.ci_low, s.ci_high)
+    return ci(low, high) + (" (groups)" if widened else "")
+
+
 def _stratum_row(s: StratumComparison) -> list[object]:
     label = "known-good" if s.label.value == "good" else "known-bad"
     errors = f"{s.errors.old} / {s.errors.new}"
     decisive = ci(s.ci_low, s.ci_high)
     if s.clustered:
-        decisive += f" (groups: {ci(s.clustered.get('ci_low'), s.clustered.get('ci_high'))})"
+        decisive += (
+            f"; groups: {ci(s.clustered.get('ci_low'), s.clustered.get('ci_high'))}; "
+            f"decides: {_decision_ci(s).removesuffix(' (groups)')}"
+        )
     return [
         label,
         s.n,
@@ -123,7 +134,7 @@ STRATUM_HEADERS = [
     "both acc / old only / new only / both rej",
     "McNemar p",
     "diff",
-    "90% CI",
+    "90% CI (Tango)",
     "kappa",
     "error-rate change",
     "result",
@@ -295,7 +306,7 @@ def render_text(report: ComparisonReport) -> str:
                     f"{st.b}/{st.c}",
                     p_value(st.mcnemar_p),
                     pct(st.diff, signed=True),
-                    ci(st.ci_low, st.ci_high),
+                    _decision_ci(st),
                     num(st.kappa),
                     "pass" if st.comparable else "FAIL",
                 ]

@@ -306,7 +306,7 @@ def stratum_comparison(
         margin,
         confidence,
         len(flips),
-        grouped=clustered is not None,
+        grouped=decisive != tango,
     )
     if identical and flips:
         warn.append(
@@ -331,6 +331,8 @@ def stratum_comparison(
         confidence=confidence,
         method="tango-score",
         clustered=clustered,
+        decision_ci_low=decisive.low,
+        decision_ci_high=decisive.high,
         within_margin=within,
         kappa=kappa,
         agreement=agreement,
