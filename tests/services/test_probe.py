@@ -343,3 +343,30 @@ def test_probe_with_the_llm_judge_uses_the_cache(tmp_path: Path, monkeypatch) ->
         assert srv.requests == first
         assert cli(tmp_path, "probe", "judge@1", "--set", "cs", "--probe", "length", "--no-cache") == 1
         assert srv.requests == 2 * first
+
+
+def _shipped() -> list[Path]:
+    from tests.conftest import REPO
+
+    return sorted((REPO / "graders").glob("*/v*.toml"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("definition", _shipped(), ids=lambda p: f"{p.parent.name}@{p.stem}")
+def test_shipped_rule_graders_pass_every_probe_on_the_shipped_sets(definition: Path) -> None:
+    from tests.conftest import REPO
+
+    from graderctl.services.probe import run_probes
+    from graderctl.services.trust import sets_of_check
+    from graderctl.store.project import load_grader
+
+    grader = load_grader(definition, root=REPO)
+    if grader.kind.model_based:
+        pytest.skip("a model judge needs a server")
+    sets = sets_of_check(REPO, grader.spec.check)
+    if not sets:
+        pytest.skip(f"no shipped set for {grader.spec.check.value}")
+    for cal_set in sets:
+        results = run_probes(grader, cal_set, ("length", "order", "format"), root=REPO, write=False)
+        verdicts = {r.probe: r.document["verdict"] for r in results}
+        assert not any(r.biased for r in results), verdicts
