@@ -105,7 +105,8 @@ def main() -> int:
             file=sys.stderr,
         )
         env = dict(os.environ, GRADERCTL_ROOT=tmp)
-        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        usage_before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        before = usage_before.ru_maxrss
         t0 = time.perf_counter()
         proc = subprocess.run(
             [sys.executable, "-m", "graderctl", "metrics", str(path), "--format", "json"],
@@ -115,7 +116,9 @@ def main() -> int:
             check=False,
         )
         seconds = time.perf_counter() - t0
-        peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        peak_kb = usage.ru_maxrss
+        cpu = (usage.ru_utime - usage_before.ru_utime) + (usage.ru_stime - usage_before.ru_stime)
         if proc.returncode != 0:
             print(proc.stderr, file=sys.stderr)
             print(f"metrics failed with exit code {proc.returncode}")
@@ -126,7 +129,10 @@ def main() -> int:
             f"metrics: {doc['trials']:,} lines, {doc['tasks']:,} tasks, "
             f"pass@1 = {doc['pass_at_k']['1']:.4f}, k = {doc['k']}"
         )
-        print(f"time: {seconds:.2f} s (target < {TARGET_SECONDS:.0f} s)")
+        print(f"time: {seconds:.2f} s wall, {cpu:.2f} s CPU (target < {TARGET_SECONDS:.0f} s)")
+        load = os.getloadavg()[0]
+        if load > (os.cpu_count() or 1):
+            print(f"note: load average {load:.1f} on {os.cpu_count()} cores: wall time is inflated")
         print(f"peak memory: {peak_mb:,.0f} MB (target < {TARGET_MB} MB)")
         ok = seconds < TARGET_SECONDS and peak_mb < TARGET_MB
         print("within target" if ok else "OVER TARGET")
