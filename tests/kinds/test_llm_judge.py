@@ -488,3 +488,34 @@ def test_repeats_report_self_consistency_and_cost_nothing_the_second_time(
     assert "## Repeats" in md and "2 of 8 samples" in md
     assert cli(tmp_path, "calibrate", "judge@1", "--set", "cs", "--repeats", "3") == 0
     assert server.requests == 24  # every repeat came from the cache
+
+
+@pytest.mark.parametrize(
+    ("reply", "want"),
+    [
+        ('{"verdict": "ACCEPT", "score": "0.7", "reason": "r"}', (True, 0.7, "r")),
+        ('{"decision": "reject"}', (False, None, "")),
+        ('{"accept": true, "score": "high"}', (True, None, "")),
+    ],
+)
+def test_parse_verdict_tolerates_common_variants(reply: str, want: tuple[bool, float | None, str]) -> None:
+    assert parse_verdict(reply) == want
+
+
+def test_price_aliases() -> None:
+    p = LLMJudgeGrader.Params.model_validate(
+        {
+            "base_url": "http://x/v1",
+            "prompt": "p.md",
+            "price_per_million_input": 1,
+            "output_usd_per_million": 2,
+        }
+    )
+    assert (p.input_price_per_million, p.output_price_per_million) == (1.0, 2.0)
+
+
+def test_refused_connections_give_up_sooner_than_5xx(prompt_dir: Path) -> None:
+    url = f"http://127.0.0.1:{closed_port()}/v1"
+    g = make(url, prompt_dir, max_attempts=50, max_connect_attempts=2)
+    [v] = g.grade_batch(claims(1))
+    assert v.error and "on 2 attempt(s)" in v.error

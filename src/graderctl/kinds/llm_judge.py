@@ -29,9 +29,10 @@ a Markdown code fence or surrounded by prose; a reply with no such object is an 
 
 Requests run ``concurrency`` at a time (across every batch the runner hands over, from any thread). 429, 5xx,
 timeouts and connection errors are retried with exponential backoff and jitter (each wait is 50-100% of the
-doubled delay), honouring ``Retry-After``, up to ``max_attempts`` attempts and ``max_retry_seconds`` per
-sample. When an endpoint cannot be reached at all (every attempt refused), the kind stops calling it and every
-remaining sample fails at once with a message naming the endpoint.
+doubled delay), honouring ``Retry-After``, up to ``max_attempts`` attempts (``max_connect_attempts`` while
+connections are refused) and ``max_retry_seconds`` per sample. When an endpoint cannot be reached at all
+(every attempt refused), the kind stops calling it and every remaining sample fails at once with a message
+naming the endpoint.
 
 The API key is read from the environment once, sent only in the ``Authorization`` header, and scrubbed from
 every message this module produces (reasons, errors) in case a server echoes it back.
@@ -41,6 +42,7 @@ from __future__ import annotations
 
 import email.utils
 import json
+import math
 import os
 import queue
 import random
@@ -82,7 +84,22 @@ PLACEHOLDERS: dict[str, str] = {
 _PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}", re.S)
 _FENCE = re.compile(r"```[ \t]*(?:json|JSON|javascript)?[ \t]*\r?\n?(.*?)```", re.S)
 _RETRY_STATUS = frozenset({408, 409, 425, 429})
+#: Keys of the reply's JSON object that carry the decision, in order of preference.
+_VERDICT_KEYS = ("accept", "accepted", "verdict", "decision", "supported")
 _MAX_EXCERPT = 200
+
+
+def _price_aliases(side: str) -> list[str]:
+    """Accepted spellings of a price per million tokens (the first is the documented one)."""
+    return [
+        f"{side}_price_per_million",
+        f"price_per_million_{side}",
+        f"price_{side}_per_million",
+        f"{side}_price_per_million_tokens",
+        f"price_per_million_{side}_tokens",
+        f"{side}_cost_per_million",
+        f"{side}_usd_per_million",
+    ]
 
 
 class LLMJudgeParams(BaseModel):
@@ -105,20 +122,19 @@ class LLMJudgeParams(BaseModel):
     input_price_per_million: float = Field(
         default=0.0,
         ge=0,
-        validation_alias=AliasChoices(
-            "input_price_per_million", "price_per_million_input", "price_input_per_million"
-        ),
+        validation_alias=AliasChoices(*_price_aliases("input")),
     )
     output_price_per_million: float = Field(
         default=0.0,
         ge=0,
-        validation_alias=AliasChoices(
-            "output_price_per_million", "price_per_million_output", "price_output_per_million"
-        ),
+        validation_alias=AliasChoices(*_price_aliases("output")),
     )
     #: Seconds per HTTP request (connect, read, write).
     timeout: float = Field(default=60.0, gt=0)
-    max_attempts: int = Field(default=5, ge=1, le=50)
+    #: Attempts per sample on 429, 5xx, timeouts and dropped connections.
+    max_attempts: int = Field(default=8, ge=1, le=50)
+    #: Attempts per sample while the endpoint refuses connections (a server that is down; fail sooner).
+    max_connect_attempts: int = Field(default=4, ge=1, le=50)
     #: First backoff delay in seconds; doubles each retry, with full jitter, up to ``backoff_max``.
     backoff_initial: float = Field(default=0.5, ge=0)
     backoff_max: float = Field(default=8.0, ge=0)
@@ -263,7 +279,7 @@ def parse_verdict(text: str) -> tuple[bool, float | None, str]:
             continue
         if not isinstance(data, dict):
             continue
-        raw = data.get("accept", data.get("accepted"))
+        raw = next((data[k] for k in _VERDICT_KEYS if k in data), None)
         accept = _as_bool(raw)
         if accept is None:
             raise ReplyError(f'the reply\'s "accept" is {raw!r}, expected true or false')
@@ -271,6 +287,13 @@ def parse_verdict(text: str) -> tuple[bool, float | None, str]:
         score: float | None = None
         if isinstance(score_raw, int | float) and not isinstance(score_raw, bool):
             score = float(score_raw)
+        elif isinstance(score_raw, str):
+            try:
+                score = float(score_raw.strip())
+            except ValueError:
+                score = None
+        if score is not None and not math.isfinite(score):
+            score = None
         reason = data.get("reason", "")
         return accept, score, reason if isinstance(reason, str) else json.dumps(reason)
     raise ReplyError('the reply holds no JSON object with "accept"')
@@ -562,7 +585,8 @@ class LLMJudgeGrader(GraderKind):
                     retry_after = _retry_after(resp.headers.get("retry-after"))
             elapsed = time.monotonic() - started
             delay = retry_after if retry_after is not None else self._backoff(attempt)
-            if attempt >= self.p.max_attempts or elapsed + delay > self.p.max_retry_seconds:
+            limit = self.p.max_connect_attempts if connect_failure else self.p.max_attempts
+            if attempt >= limit or elapsed + delay > self.p.max_retry_seconds:
                 if connect_failure:
                     message = (
                         f"cannot reach the judge endpoint {self.endpoint}: {problem} on {attempt} "
