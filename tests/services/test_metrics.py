@@ -259,6 +259,17 @@ def test_bad_lines_are_located(tmp_path: Path) -> None:
     assert all(p.file == "r.jsonl" for p in info.value.problems)
 
 
+def test_raw_outcomes_as_one_and_zero_are_accepted(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    rows = [{"task_id": "a", "trial_id": str(i), "success": int(i < 3)} for i in range(4)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert metrics(path)["pass_at_k_exact"]["1"] == "3/4"
+    path.write_text('{"task_id": "a", "trial_id": "1", "success": 2}\n')
+    with pytest.raises(InvalidInputError) as info:
+        metrics(path)
+    assert info.value.problems[0].pointer == "/success"
+
+
 def test_empty_file(tmp_path: Path) -> None:
     path = tmp_path / "r.jsonl"
     path.write_text("\n")

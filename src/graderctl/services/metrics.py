@@ -84,7 +84,9 @@ class _Line(msgspec.Struct):
 
     task_id: _Id
     trial_id: _Id
-    success: bool | None
+    #: ``true``/``false``/``null``; raw outcome tables often say ``1``/``0``, taken as true/false (as the
+    #: results model does).
+    success: bool | Annotated[int, msgspec.Meta(ge=0, le=1)] | None
     checks: dict[str, _Check] | None = None
     stop_reason: str | None = None
     category: str | None = None
@@ -253,7 +255,7 @@ def scan_results(path: Path, *, root: Path | None = None, sink: ProblemSink | No
             seen.add(key)
             lines += 1
             success = line.success
-            slot = _OK if success is True else _FAIL if success is False else _NULL
+            slot = _NULL if success is None else _OK if success else _FAIL
             counts = tasks.get(task_id)
             if counts is None:
                 counts = tasks[task_id] = [0, 0, 0]
@@ -396,7 +398,9 @@ def _diagnose(raw: bytes, number: int, shown: str, sink: ProblemSink, message: s
                     fix="add 'success'",
                 )
             )
-        elif loose.success is not None and not isinstance(loose.success, bool):
+        elif loose.success is not None and not (
+            isinstance(loose.success, bool) or (isinstance(loose.success, int) and loose.success in (0, 1))
+        ):
             sink.add(
                 Problem(
                     file=shown,
