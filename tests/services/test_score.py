@@ -260,6 +260,16 @@ def test_self_grading_is_refused(tmp_path: Path) -> None:
     assert "gpt-4o-2024-08-06" in text and "both are gpt-4o" in text
 
 
+def test_an_uncalibrated_self_grading_judge_is_refused_for_both_reasons(tmp_path: Path) -> None:
+    trials = _judge_project(tmp_path)
+    write_grader(tmp_path, "cs-judge", "claim_support", version=2, judge=("openai/gpt-4o", "openai"))
+    with pytest.raises(RefusedError) as info:
+        run_score(tmp_path, trials, graders=["cs-judge@2"])
+    text = str(info.value)
+    assert "never calibrated" in text or "stale" in text
+    assert "self-grading" in text and "cs-judge@2" in text
+
+
 def test_self_grading_override_needs_a_reason(tmp_path: Path) -> None:
     trials = _judge_project(tmp_path)
     with pytest.raises(UsageError, match="--reason"):

@@ -907,11 +907,23 @@ def _plan(options: ScoreOptions, root: Path) -> _Plan:
             "no corpus (--corpus PATH): citations and evidence can only be checked against text the agent "
             "captured in report.sources"
         )
-    trust = trust_gate(graders, root, allow_untrusted=options.allow_untrusted)
-    record, guard_notes = self_grading_guard(
-        graders, trials, trust, root, allow=options.allow_self_grading, reason=options.reason
-    )
-    notes.extend(guard_notes)
+    # Both policies are checked before refusing, so one refusal names every reason (exit 5 either way).
+    refusals: list[str] = []
+    try:
+        trust = trust_gate(graders, root, allow_untrusted=options.allow_untrusted)
+    except RefusedError as exc:
+        refusals.append(str(exc))
+        trust = trust_gate(graders, root, allow_untrusted=True)
+    record: dict[str, Any] | None = None
+    try:
+        record, guard_notes = self_grading_guard(
+            graders, trials, trust, root, allow=options.allow_self_grading, reason=options.reason
+        )
+        notes.extend(guard_notes)
+    except RefusedError as exc:
+        refusals.append(str(exc))
+    if refusals:
+        raise RefusedError("\n".join(refusals))
     return _Plan(
         graders=graders,
         trust=trust,
