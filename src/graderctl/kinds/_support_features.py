@@ -82,7 +82,35 @@ ANTONYMS: tuple[tuple[str, str], ...] = (
     ("possibl", "imposs"),
     ("like", "unlik"),
 )
-_ANTONYM_OF: dict[str, frozenset[str]] = {}
+#: Stems saying a quantity went up, and stems saying it went down: any word of one group is the opposite of
+#: every word of the other.
+DIRECTION_UP = frozenset(
+    (
+        *("increas", "rise", "rose", "risen", "grow", "grew", "grown", "gain", "higher", "more", "expand"),
+        *("ad", "boost", "climb", "jump", "surg", "soar", "improv", "strengthen", "acceler"),
+    )
+)
+DIRECTION_DOWN = frozenset(
+    (
+        *(
+            "decreas",
+            "fall",
+            "fell",
+            "fallen",
+            "declin",
+            "drop",
+            "shrink",
+            "shrank",
+            "shrunk",
+            "lower",
+            "less",
+        ),
+        *("fewer", "reduc", "cut", "lost", "lose", "contract", "slump", "plung", "weaken", "slow", "worsen"),
+    )
+)
+_ANTONYM_OF: dict[str, frozenset[str]] = {w: DIRECTION_DOWN for w in DIRECTION_UP} | {
+    w: DIRECTION_UP for w in DIRECTION_DOWN
+}
 for _a, _b in ANTONYMS:
     _ANTONYM_OF[_a] = _ANTONYM_OF.get(_a, frozenset()) | {_b}
     _ANTONYM_OF[_b] = _ANTONYM_OF.get(_b, frozenset()) | {_a}
@@ -151,7 +179,7 @@ _MONTHS = [
 _MONTH_ABBR = {m[:3]: m for m in _MONTHS} | {"sept": "september"}
 
 #: Negation and quantity words are compared only in a passage sentence holding this share of the claim.
-ALIGNED_RECALL = 0.5
+ALIGNED_RECALL = 0.4
 
 #: How many words after a negation cue it governs.
 _SCOPE = 4
@@ -215,10 +243,26 @@ class Number:
     #: Content key of the next word ("21 awards" -> "award"): the thing counted.
     unit: str
     start: int
+    percent: bool = False
+    #: The figure as written before a scale word ("906 million" -> 906), else the value.
+    mantissa: float = 0.0
 
     @property
     def year_like(self) -> bool:
-        return self.value == int(self.value) and 1000 <= self.value <= 2100 and "%" not in self.text
+        return not self.percent and self.value == int(self.value) and 1000 <= self.value <= 2100
+
+    def same_kind(self, other: Number) -> bool:
+        """Whether two numbers count the same kind of thing: both years, both percentages, or the same
+        word after them ("21 awards" / "19 awards")."""
+        if self.year_like or other.year_like:
+            return self.year_like and other.year_like
+        if self.percent or other.percent:
+            return self.percent and other.percent
+        return bool(self.unit) and self.unit == other.unit
+
+
+_SCALE_SUFFIX_RE = re.compile(r"\d\s?(m|bn|k)$")
+_SCALE_SUFFIX = {"m": 1e6, "bn": 1e9, "k": 1e3}
 
 
 def _significant_digits(text: str) -> int:
@@ -244,13 +288,18 @@ def _numbers(text: str, *, skip_one: bool) -> list[Number]:
             prev = text[m.start - 5 : m.start - 1]
             if prev.isdigit():
                 value = float(int(prev) // 100 * 100 + int(low))
+        suffix = _SCALE_SUFFIX_RE.search(low)
+        if suffix and value < 1e4 and not m.percent:
+            value *= _SCALE_SUFFIX[suffix.group(1)]  # "1.9m", "2bn" without a currency sign
         unit = ""
         for w in _TOKEN_RE.findall(text[m.end : m.end + 40].lower()):
             k = word_key(w)
             if k is not None:
                 unit = k
                 break
-        out.append(Number(value, m.text, _significant_digits(m.text), unit, m.start))
+        written = re.match(r"[^\d]*(\d[\d,]*(?:\.\d+)?)", m.text)
+        mantissa = float(written.group(1).replace(",", "")) if written else value
+        out.append(Number(value, m.text, _significant_digits(m.text), unit, m.start, m.percent, mantissa))
     return out
 
 
@@ -259,7 +308,7 @@ def number_matches(num: Number, values: Sequence[float]) -> bool:
     matches 3,482,000)."""
     if num.value in values:
         return True
-    if num.value == 0 or num.year_like:
+    if num.value == 0 or num.year_like or num.digits < 2:
         return False
     mag = math.floor(math.log10(abs(num.value)))
     half_step = 10.0 ** (mag - num.digits + 1) / 2
@@ -461,6 +510,7 @@ FEATURE_NAMES: tuple[str, ...] = (
     "negation_mismatch",  # the claim and the passage disagree on negation (scoped to shared words)
     "quantity_mismatch",  # the passage says the opposite quantity/direction word (more/less, rise/fall ...)
     "number_conflict",  # the window gives another number of the same thing ("21 awards" vs "19 awards")
+    "name_conflict",  # half the claim's names are absent from the evidence, its other words in the passage
 )
 
 
@@ -577,7 +627,11 @@ def extract(claim: ClaimInfo, evidence: Sequence[EvidenceIndex], *, candidates: 
     )
     names = [t for t in terms if t in claim.names]
     values["name_missing_evidence"] = sum(1 for t in names if t not in present) / len(names) if names else 0.0
-    all_values = [n.value for ev in evidence for n in ev.numbers()[0]] if claim.numbers else []
+    all_values = (
+        [v for ev in evidence for n in ev.numbers()[0] for v in {n.value, n.mantissa}]
+        if claim.numbers
+        else []
+    )
     missing_numbers = [n for n in claim.numbers if not number_matches(n, all_values)]
     values["number_missing_evidence"] = len(missing_numbers) / len(claim.numbers) if claim.numbers else 0.0
     if claim.bigrams:
@@ -622,44 +676,58 @@ def extract(claim: ClaimInfo, evidence: Sequence[EvidenceIndex], *, candidates: 
         values["recall_top3"] = float(weights @ union) / wsum if n_terms else 0.0
         values["char_similarity"] = _char_similarity(claim.text, passage.text)
         missing_in_passage = [claim.surface[x] for x in terms if x in present and x not in best.keys]
-        # a claim number missing everywhere while the passage counts the same thing differently
-        for cn in missing_numbers:
-            if cn.unit:
-                for pn in best.numbers:
-                    if pn.unit == cn.unit and pn.year_like == cn.year_like and pn.value != cn.value:
-                        conflicts.append((cn.text, pn.text))
-                        break
-        # negation and quantity words: judged on the passage sentence that reads most like the claim, and
-        # only when it covers most of the claim (elsewhere a "not" is about something else)
+        # a claim number missing from the passage while the passage gives another number of the same kind
+        passage_values = [v for pn in best.numbers for v in {pn.value, pn.mantissa}]
+        for cn in claim.numbers:
+            if number_matches(cn, passage_values) or (cn.year_like and cn not in missing_numbers):
+                continue  # a year is checked against the whole evidence (dates sit in headers)
+            for pn in best.numbers:
+                if pn.value != cn.value and cn.same_kind(pn):
+                    conflicts.append((cn.text, pn.text))
+                    break
+        # negation and quantity words: judged sentence by sentence in the passage, only in sentences that
+        # hold a good share of the claim (elsewhere a "not" is about something else); the strength of a
+        # mismatch is that share or the passage's recall of the claim, whichever is larger
         ev = evidence[best.evidence]
-        aligned, aligned_recall = best.first, -1.0
+        neg_strength = quant_strength = 0.0
+        claim_cue, claim_scope = claim.negation_scope
         for j in range(best.first, best.last + 1):
             ks = set(ev.keys[j])
             r = sum(float(weights[i]) for i, x in enumerate(terms) if x in ks) / wsum if n_terms else 0.0
-            if r > aligned_recall:
-                aligned, aligned_recall = j, r
-        if aligned_recall >= ALIGNED_RECALL:
-            words_p = [x.lower() for x in _TOKEN_RE.findall(ev.sentence(aligned))]
+            if r < ALIGNED_RECALL:
+                continue
+            words_p = [x.lower() for x in _TOKEN_RE.findall(ev.sentence(j))]
             wkeys_p = [word_key(x) for x in words_p]
             neg_p = _scoped_negation(words_p, wkeys_p, term_set)
-            claim_cue, claim_scope = claim.negation_scope
-            if claim_cue and not neg_p and claim_scope & {k for k in wkeys_p if k}:
+            if claim_cue and not neg_p and claim_scope & ks and r > neg_strength:
                 negation = f"the claim says {claim_cue!r} but the passage does not"
-            elif neg_p and not claim_cue:
+                neg_strength = r
+            elif neg_p and not claim_cue and r > neg_strength:
                 negation = f"the passage says {neg_p!r} but the claim does not"
+                neg_strength = r
             stems_p = [stem(x) for x in words_p]
             stems_p_set = frozenset(stems_p)
             for word in claim.stems & _ANTONYM_OF.keys():
-                if word in stems_p_set:
+                if word in stems_p_set or (_ANTONYM_OF[word] & claim.stems):
                     continue
-                for opposite in _ANTONYM_OF[word] - claim.stems:
-                    if opposite in stems_p_set and _near_claim_term(stems_p, wkeys_p, opposite, term_set):
-                        quantity.append((word, opposite))
-        # rule signals are strengths in [0, 1]: how closely the passage otherwise reads like the claim
-        closeness = min(1.0, max(0.0, (aligned_recall - ALIGNED_RECALL) / (1.0 - ALIGNED_RECALL)))
-        values["negation_mismatch"] = closeness if negation else 0.0
-        values["quantity_mismatch"] = closeness if quantity else 0.0
+                if word in DIRECTION_UP or word in DIRECTION_DOWN:
+                    same_side = DIRECTION_UP if word in DIRECTION_UP else DIRECTION_DOWN
+                    if same_side & stems_p_set:
+                        continue  # the passage also says the claim's direction
+                for opposite in sorted(_ANTONYM_OF[word] & stems_p_set):
+                    if _near_claim_term(stems_p, wkeys_p, opposite, term_set):
+                        if (word, opposite) not in quantity:
+                            quantity.append((word, opposite))
+                        quant_strength = max(quant_strength, r)
+                        break
+        closeness = values["recall_window"]
+        values["negation_mismatch"] = max(neg_strength, closeness) if negation else 0.0
+        values["quantity_mismatch"] = max(quant_strength, closeness) if quantity else 0.0
         values["number_conflict"] = values["recall_window"] if conflicts else 0.0
+        others = [i for i, x in enumerate(terms) if x not in claim.names]
+        if values["name_missing_evidence"] >= 0.5 and others:
+            rest = sum(float(best.presence[i]) for i in others) / len(others)
+            values["name_conflict"] = rest if rest >= 0.8 else 0.0
     return Features(
         values=values,
         passage=passage,
@@ -719,7 +787,7 @@ def _window_signals(
     nums: list[Number] = []
     if claim.numbers:
         nums = [num for num, j in zip(*ev.numbers(), strict=True) if first <= j <= last]
-        values = [num.value for num in nums]
+        values = [v for num in nums for v in {num.value, num.mantissa}]
         missing = sum(1 for n in claim.numbers if not number_matches(n, values))
         f["number_missing_window"] = missing / len(claim.numbers)
     else:

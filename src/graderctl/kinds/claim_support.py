@@ -40,39 +40,45 @@ from graderctl.plugin import GraderKind, GradingContext, Verdict
 _INDEX_KEY = "claim_support/evidence-index/v1/"
 
 #: Rule signals that are penalised with fixed weights instead of fitted ones.
-RULE_FEATURES: tuple[str, ...] = ("negation_mismatch", "quantity_mismatch", "number_conflict")
+RULE_FEATURES: tuple[str, ...] = (
+    "negation_mismatch",
+    "quantity_mismatch",
+    "number_conflict",
+    "name_conflict",
+)
 
 # The model fitted by benchmarks/fit_claim_support.py and stored in graders/claim-support/v1.toml. It is the
 # default, so a definition without a fitted model still grades sensibly; tests keep the two equal.
-DEFAULT_INTERCEPT = -0.154865
+DEFAULT_INTERCEPT = -0.157164
 DEFAULT_WEIGHTS: dict[str, float] = {
-    "recall_window_idf": 0.414117,
-    "recall_evidence": 0.338291,
-    "char_similarity": 0.445141,
-    "name_missing_evidence": -0.407031,
-    "number_missing_evidence": -0.761102,
-    "evidence_length": -0.560459,
+    "recall_window_idf": 0.398318,
+    "recall_evidence": 0.329127,
+    "char_similarity": 0.454784,
+    "name_missing_evidence": -0.41741,
+    "number_missing_evidence": -0.773609,
+    "evidence_length": -0.55314,
 }
 DEFAULT_CENTER: dict[str, float] = {
-    "recall_window_idf": 0.458143,
+    "recall_window_idf": 0.457853,
     "recall_evidence": 0.648218,
-    "char_similarity": 0.41894,
+    "char_similarity": 0.418692,
     "name_missing_evidence": 0.199761,
-    "number_missing_evidence": 0.213413,
+    "number_missing_evidence": 0.217563,
     "evidence_length": 3.22175,
 }
 DEFAULT_SCALE: dict[str, float] = {
-    "recall_window_idf": 0.22606,
+    "recall_window_idf": 0.226363,
     "recall_evidence": 0.229143,
-    "char_similarity": 0.180792,
+    "char_similarity": 0.180914,
     "name_missing_evidence": 0.289915,
-    "number_missing_evidence": 0.367643,
+    "number_missing_evidence": 0.371823,
     "evidence_length": 1.59097,
 }
 DEFAULT_PENALTIES: dict[str, float] = {
-    "negation_mismatch": 5.0,
-    "quantity_mismatch": 4.0,
+    "negation_mismatch": 7.0,
+    "quantity_mismatch": 5.0,
     "number_conflict": 3.0,
+    "name_conflict": 4.0,
 }
 DEFAULT_THRESHOLD = 0.5
 
