@@ -110,7 +110,6 @@ KINDS: list[type[GraderKind]] = [AcceptAll, Scripted, RaiseAlways, Costly]
 
 
 def register_test_kinds() -> None:
-    _TEMPORARY_tolerate_missing_builtin_kinds()
     for cls in KINDS:
         register(cls, origin="tests/calibrate_support.py")
 
@@ -206,21 +205,3 @@ def write_grader(
     path = folder / f"v{version}.toml"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
-
-
-def _TEMPORARY_tolerate_missing_builtin_kinds() -> None:  # noqa: N802 - removed before the final commit
-    import graderctl.plugin as plugin
-    from graderctl.errors import PluginError
-
-    try:
-        plugin.kinds()
-    except PluginError:
-        from importlib.metadata import entry_points
-
-        found = {}
-        for ep in entry_points(group=plugin.ENTRY_POINT_GROUP):
-            try:
-                found[ep.name] = ep.load()
-            except Exception:
-                pass
-        plugin._registry = found

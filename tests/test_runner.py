@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -31,11 +32,17 @@ class Echo(GraderKind):
         return [Verdict.accept(directive(i)) for i in inputs]
 
 
-@pytest.mark.parametrize("jobs", [1, 3])
+#: (jobs, processes): one worker; threads; forked processes.
+MODES = [(1, None), (2, False), (2, True)]
+
+
+@pytest.mark.parametrize(("jobs", "processes"), [(1, None), (3, False), (3, True)])
 @pytest.mark.parametrize("batch_size", [1, 4, 64])
-def test_one_verdict_per_input_in_order(jobs: int, batch_size: int) -> None:
+def test_one_verdict_per_input_in_order(jobs: int, processes: bool | None, batch_size: int) -> None:
     titles = [f"t{i}" for i in range(23)]
-    verdicts = run_grader(Echo(Echo.Params()), inputs(*titles), jobs=jobs, batch_size=batch_size)
+    verdicts = run_grader(
+        Echo(Echo.Params()), inputs(*titles), jobs=jobs, batch_size=batch_size, processes=processes
+    )
     assert [v.reason for v in verdicts] == titles
 
 
@@ -45,10 +52,10 @@ def test_empty_input() -> None:
     assert seen == [(0, 0)]
 
 
-@pytest.mark.parametrize("jobs", [1, 2])
-def test_a_batch_that_raises_is_retried_one_by_one(jobs: int) -> None:
+@pytest.mark.parametrize(("jobs", "processes"), MODES)
+def test_a_batch_that_raises_is_retried_one_by_one(jobs: int, processes: bool | None) -> None:
     titles = ["accept", "reject", "poison", "accept", "reject", "accept"]
-    verdicts = run_grader(scripted(), inputs(*titles), jobs=jobs, batch_size=3)
+    verdicts = run_grader(scripted(), inputs(*titles), jobs=jobs, batch_size=3, processes=processes)
     assert [v.accepted for v in verdicts] == [True, False, None, True, False, True]
     assert verdicts[2].error == "RuntimeError: backend exploded"
     assert verdicts[2].reason == ""
@@ -115,23 +122,30 @@ def test_return_values_that_are_not_verdicts_are_errors() -> None:
     assert all(v.is_error and "expected Verdict" in (v.error or "") for v in verdicts)
 
 
-@pytest.mark.parametrize("jobs", [1, 2])
-def test_per_sample_timeout_gives_an_error_verdict(jobs: int) -> None:
+@pytest.mark.parametrize(("jobs", "processes"), MODES)
+def test_per_sample_timeout_gives_an_error_verdict(jobs: int, processes: bool | None) -> None:
     verdicts = run_grader(
-        scripted(sleep=1.0), inputs("accept", "sleep", "reject"), jobs=jobs, batch_size=3, timeout=0.1
+        scripted(sleep=1.0),
+        inputs("accept", "sleep", "reject"),
+        jobs=jobs,
+        batch_size=3,
+        timeout=0.1,
+        processes=processes,
     )
     assert [v.accepted for v in verdicts] == [True, None, False]
     assert verdicts[1].error == "timed out after 0.1 s"
 
 
-def test_progress_is_reported_from_start_to_end() -> None:
+@pytest.mark.parametrize(("jobs", "processes"), MODES)
+def test_progress_is_reported_from_start_to_end(jobs: int, processes: bool | None) -> None:
     seen: list[tuple[int, int]] = []
     run_grader(
         Echo(Echo.Params()),
         inputs(*"abcdefg"),
-        jobs=2,
+        jobs=jobs,
         batch_size=2,
         progress=lambda d, t: seen.append((d, t)),
+        processes=processes,
     )
     assert seen[0] == (0, 7)
     assert seen[-1] == (7, 7)
@@ -140,10 +154,49 @@ def test_progress_is_reported_from_start_to_end() -> None:
     assert len(seen) == 1 + 4  # the start, then one call per batch
 
 
-@pytest.mark.parametrize("jobs", [1, 2])
-def test_keyboard_interrupt_propagates(jobs: int) -> None:
+@pytest.mark.parametrize(("jobs", "processes"), MODES)
+def test_keyboard_interrupt_propagates(jobs: int, processes: bool | None) -> None:
     with pytest.raises(KeyboardInterrupt):
-        run_grader(scripted(), inputs("accept", "accept", "interrupt", "accept"), jobs=jobs, batch_size=1)
+        run_grader(
+            scripted(),
+            inputs("accept", "accept", "interrupt", "accept"),
+            jobs=jobs,
+            batch_size=1,
+            processes=processes,
+        )
+
+
+class Dies(GraderKind):
+    """Kills its worker process (a crash in a C extension, an out-of-memory kill)."""
+
+    name = "test_dies"
+
+    def grade_batch(self, inputs: Sequence[SampleInput]) -> list[Verdict]:
+        if any(directive(i) == "die" for i in inputs):
+            os._exit(3)
+        return [Verdict.accept("fine") for _ in inputs]
+
+
+def test_a_worker_process_that_dies_gives_errors_not_a_hang() -> None:
+    verdicts = run_grader(
+        Dies(Dies.Params()), inputs("a", "die", "b", "c"), jobs=2, batch_size=1, processes=True
+    )
+    assert len(verdicts) == 4
+    assert verdicts[1].is_error and "the grading process failed" in (verdicts[1].error or "")
+    assert all(v.accepted is True or v.is_error for v in verdicts)
+
+
+def test_which_kinds_use_processes() -> None:
+    from graderctl.runner import uses_processes
+
+    assert uses_processes(Echo(Echo.Params())) is True  # rule-based: computes in Python
+    assert uses_processes(CacheableScripted(CacheableScripted.Params())) is False  # waits on a program
+    assert uses_processes(Echo(Echo.Params()), processes=False) is False
+
+    class Declared(Echo):
+        parallelism = "threads"
+
+    assert uses_processes(Declared(Declared.Params())) is False
 
 
 @pytest.mark.parametrize(

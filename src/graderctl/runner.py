@@ -4,9 +4,10 @@ The runner never turns a failure into a decision: a batch that raises, returns t
 or runs out of time yields ``Verdict.failed(...)`` for its samples (after retrying them one by one, so one
 bad sample does not sink its batch). ``KeyboardInterrupt`` propagates at once; the caller writes nothing.
 
-Workers are daemon threads, so a grader that hangs past its timeout cannot keep the process alive. With
-``jobs > 1`` several threads call ``grade_batch`` on the same grader instance at the same time: kinds must be
-thread-safe (the built-in ones are; ``Corpus.derived`` is locked).
+With ``jobs > 1``, kinds that wait on a model or a program run in threads that call ``grade_batch`` on the
+same grader instance at the same time (kinds must be thread-safe; ``Corpus.derived`` is locked); rule-based
+kinds, which compute in Python, run in forked worker processes (see :func:`uses_processes`). A grader that
+hangs past its timeout is abandoned in a daemon thread, so it cannot keep the process alive.
 
 No rich or typer here: progress is reported through a plain callback, called from the calling thread.
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import multiprocessing
 import queue
 import threading
 from collections.abc import Callable, Sequence
@@ -160,13 +162,15 @@ def run_grader(
     timeout: float | None = None,
     progress: ProgressCallback | None = None,
     cache: VerdictStore | None = None,
+    processes: bool | None = None,
 ) -> list[Verdict]:
     """Grade every input; return one :class:`Verdict` per input, in order.
 
-    ``jobs`` worker threads each grade one batch of ``batch_size`` inputs at a time. ``timeout`` is per
-    sample: a batch gets ``timeout`` × its size, and a sample that runs out of time is an error verdict.
+    ``jobs`` workers each grade one batch of ``batch_size`` inputs at a time. ``timeout`` is per sample: a
+    batch gets ``timeout`` × its size, and a sample that runs out of time is an error verdict.
     ``progress(done, total)`` is called from the calling thread after every batch (and once at the start).
     ``cache`` (used only when the kind is ``cacheable``) supplies verdicts graded before and keeps new ones.
+    ``processes`` chooses worker processes over threads (see :func:`uses_processes`; ``None`` = automatic).
     """
     if jobs < 1:
         raise ValueError(f"The 'jobs' parameter of run_grader must be >= 1. Got {jobs!r} instead.")
@@ -198,6 +202,9 @@ def run_grader(
             if progress is not None:
                 progress(done, total)
         return _complete(results)
+
+    if uses_processes(grader, processes):
+        return _run_in_processes(grader, inputs, starts, jobs, batch_size, timeout, use, progress)
 
     todo: queue.SimpleQueue[int] = queue.SimpleQueue()
     for start in starts:
@@ -253,3 +260,103 @@ def _complete(results: list[Verdict | None]) -> list[Verdict]:
             f"the runner lost the verdicts of {len(missing)} input(s), first at index {missing[0]}"
         )
     return [v for v in results if v is not None]
+
+
+# --- worker processes ---------------------------------------------------------------------------------
+
+
+def uses_processes(grader: GraderKind, processes: bool | None = None) -> bool:
+    """Whether ``jobs > 1`` runs in forked worker processes rather than threads.
+
+    Rule-based kinds compute in Python, where threads share one interpreter lock and ``--jobs`` would not
+    help; they run in processes. Kinds that wait on a model or a program (``model_based`` or ``cacheable``)
+    run in threads. A kind may say ``parallelism = "threads"`` or ``"processes"``; ``processes`` overrides
+    both. Processes need ``fork`` (Linux, macOS when available); elsewhere threads are used. The grader and
+    the inputs reach the workers through ``fork``, so they need not be picklable; verdicts come back
+    pickled."""
+    if processes is False or "fork" not in multiprocessing.get_all_start_methods():
+        return False
+    if processes:
+        return True
+    declared = getattr(type(grader), "parallelism", None)
+    if declared in ("threads", "processes"):
+        return bool(declared == "processes")
+    return not (grader.model_based or grader.cacheable)
+
+
+_CHILD: dict[str, Any] = {}
+
+
+def _child_start(
+    grader: GraderKind,
+    inputs: Sequence[SampleInput],
+    batch_size: int,
+    timeout: float | None,
+    cache: VerdictStore | None,
+) -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it stops the pool
+    _CHILD.update(grader=grader, inputs=inputs, batch_size=batch_size, timeout=timeout, cache=cache)
+
+
+def _child_grade(start: int) -> list[Verdict]:
+    grader: GraderKind = _CHILD["grader"]
+    chunk = _CHILD["inputs"][start : start + _CHILD["batch_size"]]
+    cache: VerdictStore | None = _CHILD["cache"]
+    timeout: float | None = _CHILD["timeout"]
+    return _grade(grader, chunk, timeout) if cache is None else _grade_cached(grader, chunk, timeout, cache)
+
+
+def _run_in_processes(
+    grader: GraderKind,
+    inputs: Sequence[SampleInput],
+    starts: list[int],
+    jobs: int,
+    batch_size: int,
+    timeout: float | None,
+    cache: VerdictStore | None,
+    progress: ProgressCallback | None,
+) -> list[Verdict]:
+    import warnings
+    from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+
+    total = len(inputs)
+    results: list[Verdict | None] = [None] * total
+    executor = ProcessPoolExecutor(
+        max_workers=min(jobs, len(starts)),
+        mp_context=multiprocessing.get_context("fork"),
+        initializer=_child_start,
+        initargs=(grader, inputs, batch_size, timeout, cache),
+    )
+    done = 0
+    try:
+        with warnings.catch_warnings():
+            # Python >= 3.12 warns about fork() in a process with threads (a progress bar, a client): the
+            # workers only compute and return verdicts, they take no lock those threads could hold.
+            warnings.simplefilter("ignore", DeprecationWarning)
+            futures: dict[Future[list[Verdict]], int] = {executor.submit(_child_grade, s): s for s in starts}
+        pending = set(futures)
+        while pending:
+            finished, pending = wait(pending, timeout=_POLL_SECONDS, return_when=FIRST_COMPLETED)
+            for future in finished:
+                start = futures[future]
+                n = min(batch_size, total - start)
+                exc = future.exception()
+                if exc is None:
+                    got = future.result()
+                elif isinstance(exc, Exception):
+                    # A worker died (BrokenProcessPool) or its verdicts could not be sent back: an error for
+                    # each sample of the batch, never a decision.
+                    got = [Verdict.failed(f"the grading process failed: {_describe(exc)}")] * n
+                else:
+                    raise exc
+                results[start : start + n] = got
+                done += n
+                if progress is not None:
+                    progress(done, total)
+    except BaseException:
+        executor.shutdown(wait=False, cancel_futures=True)
+        raise
+    executor.shutdown(wait=True)
+    return _complete(results)

@@ -14,6 +14,7 @@ JSON); it exits 1 when one is stale and 4 when a grader could not be re-run.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable, Iterator
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -183,33 +184,44 @@ def _run(
                 _state.err(f"wrote {display_path(json_path, root)} and {md_path.name}")
             if status is CalibrationStatus.error_rate_exceeded:
                 _state.err(f"error: {label}: the grader erred on more samples than the set's policy allows")
-    text = _render(reports, failures, fmt)
-    typer.echo(text, nl=False)
-    if output is not None:
-        from graderctl.store.atomic import atomic_write_text
-
-        atomic_write_text(output, text)
+    _emit(lambda: _render(reports, failures, fmt), output)
     return int(code)
 
 
-def _render(reports: list[CalibrationReport], failures: list[dict[str, str]], fmt: Format) -> str:
+def _emit(chunks: Callable[[], Iterable[str]], output: Path | None) -> None:
+    """Write the rendering to stdout, and to ``output`` (atomically) when given; streamed in chunks, so a
+    report of 100,000 samples is never held in memory as one string."""
+    import sys
+
+    for chunk in chunks():
+        sys.stdout.write(chunk)
+    sys.stdout.flush()
+    if output is not None:
+        from graderctl.store.atomic import atomic_write_many
+
+        atomic_write_many({output: chunks()})
+
+
+def _render(reports: list[CalibrationReport], failures: list[dict[str, str]], fmt: Format) -> Iterator[str]:
     from graderctl.render.markdown import render_markdown
     from graderctl.render.text import render_text
-    from graderctl.store.reports import report_to_json
+    from graderctl.store.reports import report_json_chunks
 
     if fmt is Format.json:
         if len(reports) == 1 and not failures:
-            return report_to_json(reports[0])
-        batch = {
-            "schema_version": 1,
-            "type": "calibration_batch",
-            "reports": [r.model_dump(mode="json") for r in reports],
-            "failures": failures,
-        }
-        return json.dumps(batch, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+            yield from report_json_chunks(reports[0])
+            return
+        yield '{\n"schema_version": 1,\n"type": "calibration_batch",\n"reports": [\n'
+        for i, report in enumerate(reports):
+            if i:
+                yield ",\n"
+            yield from report_json_chunks(report)
+        yield '],\n"failures": ' + json.dumps(failures, indent=2, ensure_ascii=False) + "\n}\n"
+        return
     if fmt is Format.md:
-        return "\n---\n\n".join(render_markdown(r) for r in reports)
-    return "\n".join(render_text(r) for r in reports)
+        yield "\n---\n\n".join(render_markdown(r) for r in reports)
+        return
+    yield "\n".join(render_text(r) for r in reports)
 
 
 def _check(
@@ -260,11 +272,7 @@ def _check(
             else f"all {len(results)} report(s) current"
         )
         text = "\n".join([*lines, summary]) + "\n"
-    typer.echo(text, nl=False)
-    if output is not None:
-        from graderctl.store.atomic import atomic_write_text
-
-        atomic_write_text(output, text)
+    _emit(lambda: [text], output)
     if any(not r.could_run for r in results):
         return int(ExitCode.GRADER_FAILED)
     return int(ExitCode.NEGATIVE_VERDICT) if stale else 0

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -29,9 +30,27 @@ def report_paths(root: Path, set_name: str, grader_name: str, version: int) -> t
     return base.with_suffix(".json"), base.with_suffix(".md")
 
 
+def report_json_chunks(report: CalibrationReport) -> Iterator[str]:
+    """The persisted JSON document in pieces (``schema_version`` first; numbers never NaN).
+
+    Indented for reading, except ``samples``: one sample per line, each serialised by pydantic on its own, so
+    a report of 100,000 samples streams to disk without being held in memory, and a change of one outcome is
+    a one-line diff."""
+    data = report.model_dump(mode="json", exclude={"samples"})
+    head = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)[: -len("\n}")]
+    if not report.samples:
+        yield head + ',\n  "samples": []\n}\n'
+        return
+    yield head + ',\n  "samples": [\n'
+    last = len(report.samples) - 1
+    for i, sample in enumerate(report.samples):
+        yield "    " + sample.model_dump_json() + (",\n" if i < last else "\n")
+    yield "  ]\n}\n"
+
+
 def report_to_json(report: CalibrationReport) -> str:
-    """The persisted JSON document (``schema_version`` first; numbers never NaN)."""
-    return json.dumps(report.model_dump(mode="json"), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    """The persisted JSON document as one string (see :func:`report_json_chunks`)."""
+    return "".join(report_json_chunks(report))
 
 
 def write_report(root: Path, report: CalibrationReport, markdown: str) -> tuple[Path, Path]:
@@ -39,7 +58,7 @@ def write_report(root: Path, report: CalibrationReport, markdown: str) -> tuple[
     json_path, md_path = report_paths(
         root, report.calibration_set.name, report.grader.name, report.grader.version
     )
-    atomic_write_many({json_path: report_to_json(report), md_path: markdown})
+    atomic_write_many({json_path: report_json_chunks(report), md_path: markdown})
     return json_path, md_path
 
 
