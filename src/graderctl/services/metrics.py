@@ -59,7 +59,9 @@ _NonNegative = Annotated[float, msgspec.Meta(ge=0)]
 _Id = Annotated[str, msgspec.Meta(min_length=1)]
 
 
-class _Check(msgspec.Struct):
+class _Check(msgspec.Struct, frozen=True):
+    """Frozen, so hashable: a line's checks are counted under one key."""
+
     passed: bool | None = None
     grader: str | None = None
     fingerprint: str | None = None
@@ -213,9 +215,8 @@ def scan_results(path: Path, *, root: Path | None = None, sink: ProblemSink | No
     seen: set[tuple[str, str]] = set()
     tasks = scan.tasks
     # Flat counters keyed by tuples (one dict operation per fact), folded into the scan after the loop.
-    by_category: dict[tuple[str, str, int], int] = {}
-    by_stop: dict[tuple[str, int], int] = {}
-    by_check: dict[tuple[str, bool | None, str | None, str | None, bool | None], int] = {}
+    by_category: dict[tuple[str | None, str, str | None, int], int] = {}
+    by_check: dict[tuple[tuple[str, _Check], ...], int] = {}
     null_reasons = scan.null_reasons
     rules = scan.rules
     untrusted_lists: dict[tuple[str, ...], int] = {}
@@ -263,21 +264,13 @@ def scan_results(path: Path, *, root: Path | None = None, sink: ProblemSink | No
             if slot == _NULL:
                 reason = line.reason or "no reason given"
                 null_reasons[reason] = null_reasons.get(reason, 0) + 1
-            if line.category is not None:
-                ckey = (line.category, task_id, slot)
-                by_category[ckey] = by_category.get(ckey, 0) + 1
-            skey = (line.stop_reason or "(none)", slot)
-            by_stop[skey] = by_stop.get(skey, 0) + 1
+            # One dict operation per line for category, task and stop reason together; split after the loop.
+            ckey = (line.category, task_id, line.stop_reason, slot)
+            by_category[ckey] = by_category.get(ckey, 0) + 1
             checks = line.checks
             if checks:
-                untrusted_line = False
-                for check, result in checks.items():
-                    gkey = (check, result.passed, result.grader, result.fingerprint, result.trusted)
-                    by_check[gkey] = by_check.get(gkey, 0) + 1
-                    if result.trusted is False:
-                        untrusted_line = True
-                if untrusted_line:
-                    scan.untrusted_trials += 1
+                gkey = tuple(checks.items())
+                by_check[gkey] = by_check.get(gkey, 0) + 1
             elif line.untrusted:
                 ukey = tuple(line.untrusted)
                 untrusted_lists[ukey] = untrusted_lists.get(ukey, 0) + 1
@@ -318,21 +311,25 @@ def scan_results(path: Path, *, root: Path | None = None, sink: ProblemSink | No
         if known:
             scan.cost_sum[name] = total
             scan.cost_known[name] = known
-    for (category, task_id, slot), count in by_category.items():
-        per_task = scan.categories.setdefault(category, {}).setdefault(task_id, [0, 0, 0])
-        per_task[slot] += count
-    for (stop, slot), count in by_stop.items():
-        scan.stop_reasons.setdefault(stop, [0, 0, 0])[slot] += count
-    for (check, passed, grader, fingerprint, trusted), count in by_check.items():
-        scan.checks.setdefault(check, [0, 0, 0])[
-            _OK if passed is True else _FAIL if passed is False else _NULL
-        ] += count
-        seen_grader = scan.graders.setdefault(check, {}).setdefault(
-            (grader, fingerprint), GraderSeen(grader, fingerprint)
-        )
-        seen_grader.trials += count
-        if trusted is False:
-            scan.untrusted_graders.add(grader or "?")
+    for (category, task_id, stop, slot), count in by_category.items():
+        if category is not None:
+            per_task = scan.categories.setdefault(category, {}).setdefault(task_id, [0, 0, 0])
+            per_task[slot] += count
+        scan.stop_reasons.setdefault(stop if stop is not None else "(none)", [0, 0, 0])[slot] += count
+    for items, count in by_check.items():
+        if any(result.trusted is False for _, result in items):
+            scan.untrusted_trials += count
+        for check, result in items:
+            passed = result.passed
+            scan.checks.setdefault(check, [0, 0, 0])[
+                _OK if passed is True else _FAIL if passed is False else _NULL
+            ] += count
+            seen_grader = scan.graders.setdefault(check, {}).setdefault(
+                (result.grader, result.fingerprint), GraderSeen(result.grader, result.fingerprint)
+            )
+            seen_grader.trials += count
+            if result.trusted is False:
+                scan.untrusted_graders.add(result.grader or "?")
     for names, count in untrusted_lists.items():
         scan.untrusted_trials += count
         scan.untrusted_graders.update(names)
