@@ -123,3 +123,38 @@ def test_validate_definition_flags_a_missing_cwd(folder: Path) -> None:
     p = CommandGrader.Params.model_validate({"argv": ["x"], "cwd": "nowhere", "env": ["bad-name"]})
     problems = CommandGrader.validate_definition(p, folder)
     assert len(problems) == 2 and "nowhere" in problems[0] and "bad-name" in problems[1]
+
+
+def test_calibrate_with_a_command_grader_and_its_cache(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from tests.support.llm_project import judge_samples, write_set
+
+    from graderctl.cli import _state, app
+    from graderctl.store.project import load_grader
+
+    folder = tmp_path / "graders" / "external"
+    folder.mkdir(parents=True)
+    shutil.copy(DATA / "judge.py", folder / "judge.py")
+    (folder / "v1.toml").write_text(
+        'schema_version = 1\nname = "external"\nversion = 1\nkind = "command"\ncheck = "claim_support"\n'
+        '[params]\nargv = ["{python}", "judge.py"]\ntimeout = 30\n'
+    )
+    write_set(tmp_path, "cs", judge_samples(6, 6))
+    fingerprint = load_grader(folder / "v1.toml", root=tmp_path).fingerprint
+    args = ["--root", str(tmp_path), "calibrate", "external@1", "--set", "cs", "--format", "json"]
+    assert _state.run(app, args) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["false_accept_rate"]["count"] == 0 and report["false_reject_rate"]["count"] == 0
+    assert report["errors"] == 0
+    assert _state.run(app, args) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert all(
+        s.get("details", {}).get("cached_usage") is None for s in again["samples"]
+    )  # no usage reported
+    assert len(list((tmp_path / ".graderctl-cache").rglob("*.json"))) == 12
+    # the script is part of the fingerprint
+    (folder / "judge.py").write_text((DATA / "judge.py").read_text() + "\n# changed\n")
+    assert load_grader(folder / "v1.toml", root=tmp_path).fingerprint != fingerprint
