@@ -914,9 +914,7 @@ def compute_metrics(results: Path, *, root: Path, options: MetricsOptions | None
 
     task_ids = list(scan.tasks)
     graded_ids = [t for t in task_ids if sum(scan.tasks[t][:2]) > 0]
-    ungraded_tasks = (
-        [t for t in task_ids if t not in set(graded_ids)] if len(graded_ids) < len(task_ids) else []
-    )
+    ungraded_tasks = [t for t in task_ids if sum(scan.tasks[t][:2]) == 0]
     nulls = sum(c[_NULL] for c in scan.tasks.values())
     successes = sum(c[_OK] for c in scan.tasks.values())
     failures = sum(c[_FAIL] for c in scan.tasks.values())
@@ -1027,7 +1025,8 @@ def compute_metrics(results: Path, *, root: Path, options: MetricsOptions | None
             (pass_hat_k, doc_hat, doc_hat_exact, doc_hat_ci),
         ):
             cache = {pair: fn(pair[0], pair[1], k) for pair in groups}
-            per_task = [float(cache[p]) for p in pairs]
+            as_float = {pair: float(value) for pair, value in cache.items()}
+            per_task = [as_float[p] for p in pairs]
             if weight_list is None:
                 exact = _exact_mean(groups, cache)
                 out[str(k)] = float(exact)
