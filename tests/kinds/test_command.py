@@ -147,13 +147,12 @@ def test_calibrate_with_a_command_grader_and_its_cache(
     args = ["--root", str(tmp_path), "calibrate", "external@1", "--set", "cs", "--format", "json"]
     assert _state.run(app, args) == 0
     report = json.loads(capsys.readouterr().out)
+    assert not any("usage" in s for s in report["samples"])  # graded by the program
     assert report["false_accept_rate"]["count"] == 0 and report["false_reject_rate"]["count"] == 0
     assert report["errors"] == 0
     assert _state.run(app, args) == 0
     again = json.loads(capsys.readouterr().out)
-    assert all(
-        s.get("details", {}).get("cached_usage") is None for s in again["samples"]
-    )  # no usage reported
+    assert all(s["usage"]["cached"] for s in again["samples"])  # the program did not run again
     assert len(list((tmp_path / ".graderctl-cache").rglob("*.json"))) == 12
     # the script is part of the fingerprint
     (folder / "judge.py").write_text((DATA / "judge.py").read_text() + "\n# changed\n")
