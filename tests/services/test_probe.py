@@ -179,6 +179,13 @@ class Broken(_Base):
         return [Verdict.failed("cannot grade") for _ in inputs]
 
 
+class FailsOnLong(_Base):
+    name = "test_probe_fails_on_long"
+
+    def grade_batch(self, inputs: Sequence[SampleInput]) -> list[Verdict]:
+        return [Verdict.failed("too long") if len(_claim(i)) > 300 else Verdict.accept("ok") for i in inputs]
+
+
 class OwnFamily(_Base):
     """A model judge that lets bad answers of its own family through (they carry MARKER_OWN)."""
 
@@ -189,7 +196,7 @@ class OwnFamily(_Base):
         return super().decide(inp) or "MARKER_OWN" in _claim(inp)
 
 
-KINDS = [Fair, LovesLength, FirstPassage, HatesMarkdown, Broken, OwnFamily]
+KINDS = [Fair, LovesLength, FirstPassage, HatesMarkdown, Broken, FailsOnLong, OwnFamily]
 
 
 @pytest.fixture(autouse=True)
@@ -315,6 +322,15 @@ def test_grader_that_cannot_run_exits_4(tmp_path: Path, capsys: pytest.CaptureFi
     root = project(tmp_path)
     assert cli(root, "probe", "test-probe-broken@1", "--set", "cs") == ExitCode.GRADER_FAILED
     assert "cannot grade" in capsys.readouterr().err
+
+
+def test_grader_that_cannot_grade_the_transformed_samples_exits_4(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = project(tmp_path)
+    code = cli(root, "probe", "test-probe-fails-on-long@1", "--probe", "length")
+    assert code == ExitCode.GRADER_FAILED
+    assert "transformed by the length probe: too long" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(

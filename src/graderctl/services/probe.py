@@ -257,6 +257,12 @@ def _paired_probe(
     transformed = {i: transform(samples[i].input, f"{seed}:{probe}:{samples[i].id}") for i in chosen}
     changed = [i for i in chosen if transformed[i].changed]
     after_verdicts = dict(zip(changed, g.grade([transformed[i].input for i in changed]), strict=True))
+    if after_verdicts and all(v.is_error for v in after_verdicts.values()):
+        cause = next((v.error for v in after_verdicts.values() if v.error), "unknown error")
+        raise GraderRunError(
+            f"{g.grader.ref} could not grade any of the {len(changed)} samples transformed by the {probe} "
+            f"probe: {cause}"
+        )
 
     rows: list[dict[str, Any]] = []
     pairs: list[tuple[bool, bool]] = []
