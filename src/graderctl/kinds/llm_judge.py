@@ -359,8 +359,8 @@ class LLMJudgeGrader(GraderKind):
             key = os.environ.get(self.p.api_key_env, "").strip()
             if not key:
                 raise GraderRunError(
-                    f"the environment variable {self.p.api_key_env} is not set: set the environment variable "
-                    f"{self.p.api_key_env} to your API key for {self.endpoint}"
+                    f"no API key for the judge endpoint {self.endpoint}: set the environment variable "
+                    f"{self.p.api_key_env} to your API key (the definition's api_key_env names it)"
                 )
             self.__key = key
         base = self.context.base_dir or Path.cwd()
