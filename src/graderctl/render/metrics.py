@@ -18,7 +18,7 @@ def _num(value: Any, digits: int = 3) -> str:
         return str(value).lower()
     if isinstance(value, int):
         return f"{value:,}"
-    return f"{value:.{digits}f}"
+    return f"{value:,.{digits}f}"
 
 
 def _pct(value: Any) -> str:
@@ -195,7 +195,7 @@ def _sections(doc: dict[str, Any]) -> list[_Section]:
     per = cost.get("cost_per_success", {})
     section.rows += [
         ["dollars", _money(cost.get("usd")), _money(per.get("usd"))],
-        ["tokens", _num(cost.get("tokens")), _num(per.get("tokens"), 1)],
+        ["tokens", _num(cost.get("tokens")), _num(per.get("tokens"), 0)],
         ["tool calls", _num(cost.get("tool_calls")), "—"],
         ["wall time (s)", _num(cost.get("wall_seconds"), 1), _num(per.get("wall_seconds"), 1)],
     ]
