@@ -318,17 +318,13 @@ def reformat(inp: SampleInput, seed: str) -> Transformed:
                 notes.append("typographic quotes in the title")
         if c.quote:
             quote = typographic_quotes(c.quote)
+            if quote != c.quote:
+                notes.append("typographic quotes in the quote")
             words = quote.split(" ")
-            if len(words) >= 8:
+            if len(words) >= 8:  # as when a quote is copied from a PDF: a line break between two words
                 cut = len(words) // 2
                 quote = " ".join(words[:cut]) + "\n" + " ".join(words[cut:])
                 notes.append("a line break in the quote")
-            if (
-                quote != c.quote
-                and "typographic" not in " ".join(notes)
-                and typographic_quotes(c.quote) != c.quote
-            ):
-                notes.append("typographic quotes in the quote")
             update["quote"] = quote
         citation: Citation = c.model_copy(update=update)
         changed = citation != c
