@@ -644,12 +644,47 @@ def test_missing_path_is_a_problem_not_a_crash(capsys: pytest.CaptureFixture[str
 
 
 def test_as_overrides_the_guess(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    odd = tmp_path / "graded.jsonl"
-    odd.write_text('{"task_id": "t", "trial_id": "t-1", "success": "no"}\n', encoding="utf-8")
+    odd = tmp_path / "odd.jsonl"
+    odd.write_text('{"trial": "t-1", "ok": "no"}\n', encoding="utf-8")
     assert run("validate", str(odd)) == ExitCode.INVALID_INPUT
-    assert "cannot tell what this file is" in capsys.readouterr().out
+    assert "odd.jsonl: cannot tell what this file is" in capsys.readouterr().out
     assert run("validate", "--as", "results", str(odd)) == ExitCode.INVALID_INPUT
-    assert "/success: wrong type; expected true or false" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "odd.jsonl:1: /task_id: missing required field 'task_id'" in out
+
+
+def test_files_with_uninformative_names_are_guessed_from_content(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    files = {
+        "graded.jsonl": '{"task_id": "t", "trial_id": "t-1", "success": "no"}\n',
+        "data.jsonl": json.dumps(
+            {"id": "a", "label": "maybe", "category": "c", "input": {"citation": {"url": "https://x.org"}}}
+        )
+        + "\n",
+        "def.toml": 'name = "x"\nversion = 1\nkind = "source_existence"\ncheck = "vibes"\n',
+        "set.toml": 'name = "x"\nversion = 1\ncheck = "coverage"\n[policy]\nmax_false_accept_rate = 2\n',
+        "bad.toml": 'name = "x\n',
+        "scalars.jsonl": '"hello"\n',
+        "nothing.jsonl": "",
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    code = _state.run(app, ["--root", str(tmp_path), "validate", *(str(tmp_path / n) for n in files)])
+    captured = capsys.readouterr()
+    assert code == ExitCode.INVALID_INPUT
+    out = captured.out
+    assert "graded.jsonl:1: /success: wrong type; expected true or false" in out
+    assert "data.jsonl:1: /label: value not allowed" in out
+    assert "def.toml:4: /check: value not allowed" in out
+    assert "set.toml:5: /policy/max_false_accept_rate: invalid value; expected a number <= 1" in out
+    assert "set.toml:1: /policy/max_false_reject_rate: missing" not in out  # located at its table
+    assert "set.toml:4: /policy/max_false_reject_rate: missing required field" in out
+    assert "bad.toml:1: TOML syntax error" in out
+    assert "scalars.jsonl:1: not a JSON object" in out
+    assert "nothing.jsonl:1: the file is empty" in out
+    assert "graded.jsonl: treated as results (guessed from its content" in captured.err
+    assert "Traceback" not in out + captured.err
 
 
 def test_bad_option_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:

@@ -19,6 +19,8 @@ class AsType(StrEnum):
     corpus = "corpus"
     trials = "trials"
     results = "results"
+    samples = "samples"
+    manifest = "manifest"
 
 
 class Format(StrEnum):

@@ -11,11 +11,15 @@ Bad data never raises: every problem goes to the outcome, up to a cap, with a co
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from pydantic import BaseModel, ConfigDict
+
 from graderctl.errors import InvalidInputError, Problem
+from graderctl.models.base import Check
 from graderctl.models.results import GradedResult
 from graderctl.models.trials import Trial
 from graderctl.store.lock import check_graders, read_lock_at
@@ -29,17 +33,26 @@ from graderctl.store.project import (
     SAMPLES_NAME,
     SETS_DIR,
     LoadedGrader,
+    check_manifest_file,
+    check_samples_file,
     check_set,
     grader_files,
+    guess_check,
     load_corpus,
     load_grader,
     set_folders,
     stray_grader_files,
 )
-from graderctl.store.readers import display_path, iter_jsonl_models, paused_gc
+from graderctl.store.readers import BOM, display_path, iter_jsonl_models, paused_gc, read_toml
 
-FileType = Literal["grader", "set", "corpus", "trials", "results"]
-FILE_TYPES: tuple[FileType, ...] = ("grader", "set", "corpus", "trials", "results")
+FileType = Literal["grader", "set", "corpus", "trials", "results", "samples", "manifest"]
+FILE_TYPES: tuple[FileType, ...] = ("grader", "set", "corpus", "trials", "results", "samples", "manifest")
+
+
+class _AnyObject(BaseModel):
+    """Any JSON object: the line-level checks of a JSON Lines file whose kind cannot be told."""
+
+    model_config = ConfigDict(extra="allow")
 
 
 @dataclass
@@ -114,7 +127,8 @@ def classify(path: Path) -> Kind | None:
     if name.endswith(".jsonl") and "results" in name:
         return "results"
     if name == SAMPLES_NAME:
-        return "set"
+        in_set = (path.parent / MANIFEST_NAME).exists() or path.parent.parent.name == SETS_DIR
+        return "set" if in_set else "samples"
     return None
 
 
@@ -130,6 +144,69 @@ def _walk(folder: Path) -> list[tuple[Path, Kind]]:
         elif kind is not None and not (kind == "set" and child.is_file()):
             found.append((child, kind))
     return found
+
+
+_CORPUS_KEYS = {"id", "url", "doi", "title", "text"}
+
+
+def _first_object(path: Path, limit: int = 200) -> dict[str, object] | None:
+    """The first line of a JSON Lines file that is a JSON object (looking at most ``limit`` lines)."""
+    try:
+        with path.open("rb") as fh:
+            for number, raw in enumerate(fh):
+                if number >= limit:
+                    break
+                try:
+                    value = json.loads(raw.removeprefix(BOM) if number == 0 else raw)
+                except (ValueError, RecursionError):
+                    continue
+                if isinstance(value, dict):
+                    return value
+    except OSError:
+        return None
+    return None
+
+
+def sniff(path: Path) -> tuple[FileType | None, Check | None]:
+    """Guess what a file whose name says nothing is, from its content: ``(type, check of samples)``."""
+    if path.suffix == ".toml":
+        try:
+            data, _ = read_toml(path, str(path))
+        except InvalidInputError:
+            return None, None
+        if "kind" in data:
+            return "grader", None
+        if "policy" in data or "check" in data:
+            return "manifest", None
+        return None, None
+    first = _first_object(path)
+    if first is None:
+        return None, None
+    keys = set(first)
+    if "label" in keys and "input" in keys:
+        return "samples", _samples_check(path, first)
+    if "success" in keys:
+        return "results", None
+    if "task_id" in keys or "trial_id" in keys:
+        return ("trials" if keys & {"report", "task"} else "results"), None
+    if "id" in keys and keys <= _CORPUS_KEYS:
+        return "corpus", None
+    return None, None
+
+
+def _samples_check(path: Path, first: dict[str, object] | None = None) -> Check | None:
+    """The check of a samples file: its set's manifest when it has one, else the shape of its first input."""
+    manifest = path.parent / MANIFEST_NAME
+    if manifest.is_file():
+        try:
+            data, _ = read_toml(manifest, str(manifest))
+        except InvalidInputError:
+            data = {}
+        if data.get("check") in Check.__members__:
+            return Check(str(data["check"]))
+    if first is None:
+        first = _first_object(path)
+    return guess_check(first.get("input")) if first else None
 
 
 @dataclass
@@ -171,6 +248,16 @@ class _Run:
                 checked.records = _check_trials(path, shown, self.sink)
             elif kind == "results":
                 checked.records = _check_results(path, shown, self.sink)
+            elif kind == "samples":
+                check = _samples_check(path)
+                if check is None:
+                    self.sink.add(_cannot_tell_check(shown))
+                else:
+                    checked.records = check_samples_file(path, check, root=self.root, sink=self.sink)
+                    checked.detail = f"{check.value} samples"
+            elif kind == "manifest":
+                manifest = check_manifest_file(path, root=self.root, sink=self.sink)
+                checked.detail = f"{manifest.name} ({manifest.check.value})" if manifest else ""
         except InvalidInputError as exc:
             self.sink.absorb(exc)
         n = self.sink.count - before
@@ -243,16 +330,14 @@ def validate_paths(
             continue
         kind: Kind | None = as_type or classify(path)
         if kind is None:
-            run.sink.add(
-                Problem(
-                    file=shown,
-                    message="cannot tell what this file is",
-                    expected="graders/<name>/v<N>.toml, a set's manifest.toml, corpus.jsonl, *trials*.jsonl "
-                    "or *results*.jsonl",
-                    got=repr(path.name),
-                    fix="rename it, or say what it is with --as grader|set|corpus|trials|results",
+            guessed, _ = sniff(path)
+            if guessed is not None:
+                out.notes.append(
+                    f"{shown}: treated as {guessed} (guessed from its content; say it with --as {guessed})"
                 )
-            )
+                kind = guessed
+        if kind is None:
+            _unknown_file(run, path, shown)
             continue
         run.dispatch(path, kind)
     if not out.files and not run.sink:
@@ -261,6 +346,49 @@ def validate_paths(
     out.problems = run.sink.problems
     out.omitted = run.sink.omitted
     return out
+
+
+def _cannot_tell(shown: str, name: str) -> Problem:
+    return Problem(
+        file=shown,
+        message="cannot tell what this file is",
+        expected="graders/<name>/v<N>.toml, a set's manifest.toml or samples.jsonl, corpus.jsonl, "
+        "*trials*.jsonl or *results*.jsonl",
+        got=repr(name),
+        fix="rename it, or say what it is with --as grader|set|corpus|trials|results|samples|manifest",
+    )
+
+
+def _cannot_tell_check(shown: str) -> Problem:
+    return Problem(
+        file=shown,
+        message="cannot tell which check these samples are for",
+        expected="a manifest.toml beside it, or inputs shaped like one check's "
+        "(citation; claim and evidence; nuggets and report)",
+        got="neither",
+        fix="put the file in a calibration-set folder with a manifest.toml",
+    )
+
+
+def _unknown_file(run: _Run, path: Path, shown: str) -> None:
+    """A file whose kind cannot be told: still report what is wrong with it as TOML or JSON Lines."""
+    before = run.sink.count
+    if path.is_file():
+        try:
+            if path.suffix == ".toml":
+                read_toml(path, shown)
+            elif path.suffix in (".jsonl", ".ndjson", ".json"):
+                for _ in iter_jsonl_models(path, _AnyObject, shown=shown, sink=run.sink):
+                    pass
+        except InvalidInputError as exc:
+            run.sink.absorb(exc)
+    if run.sink.count == before:
+        run.sink.add(_cannot_tell(shown, path.name))
+    else:
+        run.out.notes.append(
+            f"{shown}: cannot tell what this file is; only its syntax was checked (use --as)"
+        )
+    run.out.files.append(CheckedFile(path=shown, type="unknown", ok=False, problems=run.sink.count - before))
 
 
 def _check_locks(run: _Run, update: bool) -> None:

@@ -267,10 +267,10 @@ def problems_from_validation(
             close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
             if close:
                 hint = f"did you mean {close[0]!r}?"
-            elif known:
-                hint = "remove it; known fields here: " + ", ".join(known)
+            elif "params" in known:
+                hint = "settings of the grader's kind go in the [params] table; otherwise remove it"
             else:
-                hint = "remove it"
+                hint = "remove it, or correct its name"
             out.append(
                 Problem(
                     file=file,

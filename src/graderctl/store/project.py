@@ -128,13 +128,16 @@ def _kind_hook_failed(shown: str, kind: type[GraderKind], hook: str, exc: Except
     )
 
 
-def load_grader(path: Path, *, root: Path | None = None, check_path: bool = True) -> LoadedGrader:
+def load_grader(path: Path, *, root: Path | None = None, check_path: bool | None = None) -> LoadedGrader:
     """Load and validate one grader definition; raise :class:`InvalidInputError` with every problem.
 
     Checks the schema (strictly), that the name and version match ``graders/<name>/v<N>.toml``, that the kind
     exists and can grade the check, the kind's own params and definition checks, and that every referenced
-    file can be read. Lock checks (released versions) are :mod:`graderctl.store.lock`'s."""
+    file can be read. Lock checks (released versions) are :mod:`graderctl.store.lock`'s. ``check_path``
+    defaults to whether the file lies in a ``graders/`` folder."""
     shown = display_path(path, root)
+    if check_path is None:
+        check_path = path.resolve().parent.parent.name == GRADERS_DIR
     data, text = read_toml(path, shown)
     line_of = toml_line_of(text)
     sink = ProblemSink()
@@ -536,6 +539,103 @@ def _shape_explainer(
 
 
 @dataclass
+class _SamplesRead:
+    samples: list[Sample] = field(default_factory=list)
+    lines: dict[str, int] = field(default_factory=dict)
+    n_good: int = 0
+    n_bad: int = 0
+
+
+def _read_samples(
+    path: Path,
+    shown: str,
+    check: Check | None,
+    corpus_ids: set[str] | None,
+    sink: ProblemSink,
+    fp: SetFingerprinter | None,
+    *,
+    keep: bool,
+) -> _SamplesRead:
+    """Read a samples file: schema of ``check`` (or of any check), unique ids, and every ``source_id`` in
+    ``corpus_ids`` (not checked when ``None``)."""
+    out = _SamplesRead()
+    model: type[BaseModel] = SAMPLE_MODELS[check] if check is not None else _AnyCheckSample
+    explain = _shape_explainer(check, shown) if check is not None else None
+    with paused_gc():
+        for line, item in iter_jsonl_models(path, model, shown=shown, sink=sink, explain=explain):
+            sample = typing.cast(Sample, item)
+            first = out.lines.get(sample.id)
+            if first is not None:
+                sink.add(_duplicate(shown, line, "sample", sample.id, first))
+                continue
+            out.lines[sample.id] = line
+            if corpus_ids is not None:
+                for ptr, sid in _named_sources(sample):
+                    if sid not in corpus_ids:
+                        sink.add(
+                            Problem(
+                                file=shown,
+                                line=line,
+                                pointer=ptr,
+                                message=f"source_id {sid!r} is not in the set's corpus",
+                                expected="an id from corpus.jsonl"
+                                if corpus_ids
+                                else "an id from corpus.jsonl (the set has no corpus)",
+                                got=repr(sid),
+                                fix="add the document to corpus.jsonl, or cite it by url/doi",
+                            )
+                        )
+            if sample.label is Label.good:
+                out.n_good += 1
+            else:
+                out.n_bad += 1
+            if fp is not None:
+                fp.add_sample(sample.model_dump(mode="json", exclude_none=True))
+            if keep:
+                out.samples.append(sample)
+    return out
+
+
+def check_samples_file(path: Path, check: Check, *, root: Path | None = None, sink: ProblemSink) -> int:
+    """Check a samples file on its own (no manifest): schema of ``check``, unique ids, and source ids when a
+    ``corpus.jsonl`` lies beside it. Returns the number of valid samples."""
+    corpus_path = path.parent / CORPUS_NAME
+    corpus_ids: set[str] | None = None
+    if corpus_path.is_file() and corpus_path != path:
+        corpus_ids = {d.id for d in _read_corpus(corpus_path, display_path(corpus_path, root), sink, None)}
+    read = _read_samples(path, display_path(path, root), check, corpus_ids, sink, None, keep=False)
+    return read.n_good + read.n_bad
+
+
+def check_manifest_file(path: Path, *, root: Path | None = None, sink: ProblemSink) -> SetManifest | None:
+    """Check a set manifest on its own (a TOML file outside a set folder)."""
+    shown = display_path(path, root)
+    try:
+        data, text = read_toml(path, shown)
+    except InvalidInputError as exc:
+        sink.absorb(exc)
+        return None
+    try:
+        return validate_toml_data(SetManifest, data)
+    except ValidationError as exc:
+        sink.extend(problems_from_validation(exc, file=shown, model=SetManifest, line_of=toml_line_of(text)))
+        return None
+
+
+def guess_check(inp: Any) -> Check | None:
+    """The check whose input shape a sample's ``input`` has (by its keys), if any."""
+    if not isinstance(inp, dict) or not inp:
+        return None
+    keys = set(inp)
+    for check, model in INPUT_MODELS.items():
+        if keys <= set(model.model_fields) and keys & {
+            name for name, f in model.model_fields.items() if f.is_required()
+        }:
+            return check
+    return None
+
+
+@dataclass
 class _SetRead:
     manifest: SetManifest | None
     samples: list[Sample]
@@ -619,9 +719,7 @@ def _read_set(path: Path, root: Path | None, sink: ProblemSink, *, keep: bool) -
 
     samples_path = path / SAMPLES_NAME
     s_shown = display_path(samples_path, root)
-    samples: list[Sample] = []
-    lines: dict[str, int] = {}
-    n_good = n_bad = 0
+    read = _SamplesRead()
     if not samples_path.is_file():
         sink.add(
             Problem(
@@ -633,51 +731,17 @@ def _read_set(path: Path, root: Path | None, sink: ProblemSink, *, keep: bool) -
             )
         )
     else:
-        model: type[BaseModel] = SAMPLE_MODELS[check] if check is not None else _AnyCheckSample
-        explain = _shape_explainer(check, s_shown) if check is not None else None
-        with paused_gc():
-            for line, item in iter_jsonl_models(
-                samples_path, model, shown=s_shown, sink=sink, explain=explain
-            ):
-                sample = typing.cast(Sample, item)
-                first = lines.get(sample.id)
-                if first is not None:
-                    sink.add(_duplicate(s_shown, line, "sample", sample.id, first))
-                    continue
-                lines[sample.id] = line
-                for ptr, sid in _named_sources(sample):
-                    if sid not in corpus_ids:
-                        sink.add(
-                            Problem(
-                                file=s_shown,
-                                line=line,
-                                pointer=ptr,
-                                message=f"source_id {sid!r} is not in the set's corpus",
-                                expected="an id from corpus.jsonl"
-                                if corpus_ids
-                                else "an id from corpus.jsonl (the set has no corpus)",
-                                got=repr(sid),
-                                fix="add the document to corpus.jsonl, or cite it by url/doi",
-                            )
-                        )
-                if sample.label is Label.good:
-                    n_good += 1
-                else:
-                    n_bad += 1
-                if check is not None:
-                    fp.add_sample(sample.model_dump(mode="json", exclude_none=True))
-                if keep:
-                    samples.append(sample)
+        read = _read_samples(samples_path, s_shown, check, corpus_ids, sink, fp if check else None, keep=keep)
     fingerprint = fp.fingerprint(manifest.model_dump(mode="json", exclude_none=True)) if manifest else None
     return _SetRead(
         manifest=manifest,
-        samples=samples,
+        samples=read.samples,
         documents=documents,
-        lines=lines,
+        lines=read.lines,
         fingerprint=fingerprint,
-        n_samples=n_good + n_bad,
-        n_good=n_good,
-        n_bad=n_bad,
+        n_samples=read.n_good + read.n_bad,
+        n_good=read.n_good,
+        n_bad=read.n_bad,
     )
 
 
