@@ -486,3 +486,73 @@ def test_correction_without_reports(tmp_path: Path) -> None:
     assert metrics(path, root=tmp_path)["grader_error_correction"]["applied"] is False
     with pytest.raises(InvalidInputError, match="cannot correct"):
         metrics(path, root=tmp_path, correct=True)
+
+
+# --- a large file is read by two processes ---------------------------------------------------------------
+
+
+def _many_rows(n_tasks: int = 40, per_task: int = 6) -> list[dict[str, Any]]:
+    rng = random.Random(11)
+    rows = []
+    for t in range(n_tasks):
+        for j in range(per_task):
+            rows.append(
+                {
+                    "task_id": f"t{t}",
+                    "trial_id": f"t{t}-{j}",
+                    "success": rng.choice([True, False, None]),
+                    "category": f"cat{t % 3}",
+                    "stop_reason": rng.choice(["completed", "max_turns"]),
+                    "cost": {"usd": 0.01, "input_tokens": 10},
+                    "checks": {
+                        "claim_support": {
+                            "passed": rng.choice([True, False]),
+                            "grader": "cs@1",
+                            "fingerprint": "sha256:aa",
+                            "units": 2,
+                        }
+                    },
+                }
+            )
+    return rows
+
+
+def test_parallel_scan_equals_serial(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from graderctl.services import metrics as service
+
+    path = write_results(tmp_path / "r.jsonl", _many_rows())
+    serial = service.scan_results(path, parallel=False)
+    monkeypatch.setattr(service, "PARALLEL_MIN_BYTES", 0)
+    assert service._parallel_parts(path, "r.jsonl", 100) is not None or (service.os_cpu_count() or 1) < 2
+    parallel = service.scan_results(path)
+    # sums of floats may differ in the last bits with the order of addition
+    assert parallel.cost_sum == pytest.approx(serial.cost_sum)
+    assert parallel.usd_by_outcome == pytest.approx(serial.usd_by_outcome)
+    parallel.cost_sum, parallel.usd_by_outcome = serial.cost_sum, serial.usd_by_outcome
+    assert parallel == serial
+
+
+def test_parallel_scan_locates_problems_and_duplicates(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from graderctl.services import metrics as service
+
+    rows = _many_rows()
+    text = "".join(json.dumps(r) + "\n" for r in rows)
+    lines = text.splitlines(keepends=True)
+    lines[-3] = '{"task_id": "t1", "trial_id": "x"}\n'  # in the second half
+    path = tmp_path / "r.jsonl"
+    path.write_text("".join(lines))
+    monkeypatch.setattr(service, "PARALLEL_MIN_BYTES", 0)
+    if (service.os_cpu_count() or 1) >= 2:
+        parts = service._parallel_parts(path, "r.jsonl", 100)
+        assert parts is not None and len(parts) == 2 and parts[1].problems
+    with pytest.raises(InvalidInputError) as info:
+        service.scan_results(path)
+    assert [(p.line, p.pointer) for p in info.value.problems] == [(len(lines) - 2, "/success")]
+    lines[-2] = lines[0]  # a duplicate of the first line, across the halves
+    path.write_text("".join(lines))
+    with pytest.raises(InvalidInputError) as info:
+        service.scan_results(path)
+    found = {(p.line, p.pointer) for p in info.value.problems}
+    assert found == {(len(lines) - 2, "/success"), (len(lines) - 1, "/trial_id")}

@@ -24,16 +24,17 @@ import csv
 import gc
 import hashlib
 import io
+import itertools
 import json
 import math
 import re
 import statistics
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
-from typing import Annotated, Any
+from typing import IO, Annotated, Any
 
 import msgspec
 
@@ -172,13 +173,13 @@ _COST_FIELDS = ("input_tokens", "output_tokens", "tool_calls", "usd", "wall_seco
 
 
 _BLOCK_BYTES = 1 << 24
+#: Files at least this large are read by two processes (each half), when the machine has two cores.
+PARALLEL_MIN_BYTES = 64 << 20
 
 
-def _line_blocks(path: Path, shown: str) -> Iterator[list[bytes]]:
-    """The file's lines (without ``\\n``; a ``\\r`` left is JSON whitespace), a block of lines at a time:
-    a generator step per block instead of per line. A leading UTF-8 BOM is dropped."""
+def _open(path: Path, shown: str) -> IO[bytes]:
     try:
-        fh = path.open("rb")
+        return path.open("rb")
     except FileNotFoundError:
         raise InvalidInputError(
             f"{shown}: no such file", [Problem(file=shown, message="no such file", fix="check the path")]
@@ -187,11 +188,22 @@ def _line_blocks(path: Path, shown: str) -> Iterator[list[bytes]]:
         raise InvalidInputError(
             f"{shown}: unreadable", [Problem(file=shown, message=f"cannot read the file: {exc.strerror}")]
         ) from None
-    with fh:
+
+
+def _line_blocks(path: Path, shown: str, start: int = 0, end: int | None = None) -> Iterator[list[bytes]]:
+    """The lines of bytes ``[start, end)`` of the file (without ``\\n``; a ``\\r`` left is JSON whitespace),
+    a block of lines at a time: a generator step per block instead of per line. A leading UTF-8 BOM is
+    dropped."""
+    with _open(path, shown) as fh:
+        fh.seek(start)
+        remaining = None if end is None else end - start
         rest = b""
-        first = True
+        first = start == 0
         while True:
-            block = fh.read(_BLOCK_BYTES)
+            size = _BLOCK_BYTES if remaining is None else min(_BLOCK_BYTES, remaining)
+            block = fh.read(size) if size > 0 else b""
+            if remaining is not None:
+                remaining -= len(block)
             if not block:
                 if rest:
                     yield [rest]
@@ -204,30 +216,50 @@ def _line_blocks(path: Path, shown: str) -> Iterator[list[bytes]]:
             yield lines
 
 
-def scan_results(path: Path, *, root: Path | None = None, sink: ProblemSink | None = None) -> ResultScan:
-    """Read a results file into counters. Every bad line is a problem; raises :class:`InvalidInputError`
-    listing them (up to the sink's cap, with a count of the rest) when there is any."""
-    shown = display_path(path, root)
-    sink = sink if sink is not None else ProblemSink()
+@dataclass
+class _Part:
+    """Raw counters over one byte range of a results file, merged into a :class:`ResultScan`."""
+
+    physical_lines: int = 0
+    any_line: bool = False
+    problems: list[Problem] = field(default_factory=list)
+    omitted: int = 0
+    lines: int = 0
+    tasks: dict[str, list[int]] = field(default_factory=dict)
+    keys: set[Any] = field(default_factory=set)
+    by_category: dict[tuple[str | None, str, str | None, int], int] = field(default_factory=dict)
+    by_check: dict[tuple[tuple[str, _Check], ...], int] = field(default_factory=dict)
+    null_reasons: dict[str, int] = field(default_factory=dict)
+    rules: dict[bytes, int] = field(default_factory=dict)
+    untrusted_lists: dict[tuple[str, ...], int] = field(default_factory=dict)
+    overrides: int = 0
+    cost: list[float] = field(default_factory=lambda: [0.0] * 5)
+    cost_known: list[int] = field(default_factory=lambda: [0] * 5)
+    usd_by_outcome: list[float] = field(default_factory=lambda: [0.0, 0.0, 0.0])
+
+
+def _scan_part(path: Path, shown: str, start: int = 0, end: int | None = None, cap: int = 100) -> _Part:
+    """Scan bytes ``[start, end)``; line numbers in problems count from the range's first line."""
+    sink = ProblemSink(cap)
+    part = _Part()
     decode = msgspec.json.Decoder(_Line).decode
     errors = (msgspec.DecodeError, msgspec.ValidationError)
-    scan = ResultScan(path=shown)
-    seen: set[tuple[str, str]] = set()
-    tasks = scan.tasks
+    seen = part.keys
+    tasks = part.tasks
     # Flat counters keyed by tuples (one dict operation per fact), folded into the scan after the loop.
-    by_category: dict[tuple[str | None, str, str | None, int], int] = {}
-    by_check: dict[tuple[tuple[str, _Check], ...], int] = {}
-    null_reasons = scan.null_reasons
-    rules = scan.rules
-    untrusted_lists: dict[tuple[str, ...], int] = {}
+    by_category = part.by_category
+    by_check = part.by_check
+    null_reasons = part.null_reasons
+    rules = part.rules
+    untrusted_lists = part.untrusted_lists
     overrides = 0
     in_tok = out_tok = calls = usd = wall = 0.0
     n_in = n_out = n_calls = n_usd = n_wall = 0
-    usd_by_outcome = [0.0, 0.0, 0.0]
+    usd_by_outcome = part.usd_by_outcome
     lines = 0
     any_line = False
     number = 0
-    for block in _line_blocks(path, shown):
+    for block in _line_blocks(path, shown, start, end):
         for raw in block:
             number += 1
             if not raw or raw == b"\r":
@@ -298,16 +330,121 @@ def scan_results(path: Path, *, root: Path | None = None, sink: ProblemSink | No
                     n_usd += 1
                     usd_by_outcome[slot] += cost.usd
 
-    scan.lines = lines
-    scan.self_grading_overrides = overrides
-    scan.usd_by_outcome = usd_by_outcome
-    for name, total, known in (
-        ("input_tokens", in_tok, n_in),
-        ("output_tokens", out_tok, n_out),
-        ("tool_calls", calls, n_calls),
-        ("usd", usd, n_usd),
-        ("wall_seconds", wall, n_wall),
-    ):
+    part.physical_lines = number
+    part.any_line = any_line
+    part.lines = lines
+    part.overrides = overrides
+    part.cost = [in_tok, out_tok, calls, usd, wall]
+    part.cost_known = [n_in, n_out, n_calls, n_usd, n_wall]
+    part.problems = sink.problems
+    part.omitted = sink.omitted
+    return part
+
+
+def _scan_part_hashed(path: Path, shown: str, start: int, end: int, cap: int) -> _Part:
+    """:func:`_scan_part` in a worker process: the (task, trial) keys travel back as their hashes (a forked
+    worker shares the parent's hash seed), which is enough to find duplicates across parts."""
+    part = _scan_part(path, shown, start, end, cap)
+    part.keys = {hash(k) for k in part.keys}
+    return part
+
+
+def _ranges(path: Path, parts: int) -> list[tuple[int, int]]:
+    """``parts`` byte ranges of the file that start at line starts."""
+    size = path.stat().st_size
+    bounds = [0]
+    with path.open("rb") as fh:
+        for i in range(1, parts):
+            fh.seek(max(bounds[-1], size * i // parts))
+            fh.readline()
+            bounds.append(min(fh.tell(), size))
+    bounds.append(size)
+    return [(a, b) for a, b in itertools.pairwise(bounds) if b > a] or [(0, size)]
+
+
+def os_cpu_count() -> int | None:
+    import os
+
+    return os.cpu_count()
+
+
+def _parallel_parts(path: Path, shown: str, cap: int) -> list[_Part] | None:
+    """Scan a large file in two forked processes; ``None`` when that is not possible or not worth it (then
+    the caller scans it in this process)."""
+    import multiprocessing
+
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return None
+    if size < PARALLEL_MIN_BYTES or (os_cpu_count() or 1) < 2:
+        return None
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return None
+    from concurrent.futures import ProcessPoolExecutor
+
+    ranges = _ranges(path, 2)
+    if len(ranges) < 2:
+        return None
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(max_workers=len(ranges), mp_context=context) as pool:
+        futures = [pool.submit(_scan_part_hashed, path, shown, a, b, cap) for a, b in ranges]
+        parts = [f.result() for f in futures]
+    # A (task, trial) in two parts: let the serial scan say exactly where (rare: a broken file).
+    total = sum(len(p.keys) for p in parts)
+    if len(set().union(*(p.keys for p in parts))) != total:
+        return None
+    return parts
+
+
+def _add_counts(target: dict[Any, int], source: Mapping[Any, int]) -> None:
+    for key, count in source.items():
+        target[key] = target.get(key, 0) + count
+
+
+def scan_results(
+    path: Path, *, root: Path | None = None, sink: ProblemSink | None = None, parallel: bool = True
+) -> ResultScan:
+    """Read a results file into counters. Every bad line is a problem; raises :class:`InvalidInputError`
+    listing them (up to the sink's cap, with a count of the rest) when there is any. A large file is read by
+    two processes when ``parallel`` (same result)."""
+    shown = display_path(path, root)
+    sink = sink if sink is not None else ProblemSink()
+    parts = _parallel_parts(path, shown, sink.cap) if parallel else None
+    if parts is None:
+        parts = [_scan_part(path, shown, cap=sink.cap)]
+    scan = ResultScan(path=shown)
+    offset = 0
+    by_category: dict[tuple[str | None, str, str | None, int], int] = {}
+    by_check: dict[tuple[tuple[str, _Check], ...], int] = {}
+    untrusted_lists: dict[tuple[str, ...], int] = {}
+    cost = [0.0] * 5
+    cost_known = [0] * 5
+    for part in parts:
+        for problem in part.problems:
+            sink.add(replace(problem, line=None if problem.line is None else problem.line + offset))
+        sink.omitted += part.omitted
+        offset += part.physical_lines
+        scan.lines += part.lines
+        scan.self_grading_overrides += part.overrides
+        for task_id, counts in part.tasks.items():
+            mine = scan.tasks.get(task_id)
+            if mine is None:
+                scan.tasks[task_id] = counts
+            else:
+                for i in range(3):
+                    mine[i] += counts[i]
+        _add_counts(by_category, part.by_category)
+        _add_counts(by_check, part.by_check)
+        _add_counts(untrusted_lists, part.untrusted_lists)
+        _add_counts(scan.null_reasons, part.null_reasons)
+        _add_counts(scan.rules, part.rules)
+        for i in range(5):
+            cost[i] += part.cost[i]
+            cost_known[i] += part.cost_known[i]
+        for i in range(3):
+            scan.usd_by_outcome[i] += part.usd_by_outcome[i]
+    for name, total, known in zip(_COST_FIELDS, cost, cost_known, strict=True):
         if known:
             scan.cost_sum[name] = total
             scan.cost_known[name] = known
@@ -333,7 +470,7 @@ def scan_results(path: Path, *, root: Path | None = None, sink: ProblemSink | No
     for names, count in untrusted_lists.items():
         scan.untrusted_trials += count
         scan.untrusted_graders.update(names)
-    if not any_line and not sink:
+    if not any(p.any_line for p in parts) and not sink:
         sink.add(
             Problem(
                 file=shown,
