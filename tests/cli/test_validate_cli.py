@@ -141,6 +141,14 @@ CASES = [
         "graders/bad-filename", "graders/bad-filename/latest.toml", 1, "", "v1.toml, v2.toml", "'latest.toml'"
     ),
     Case("graders/schema-version/v1.toml", "graders/schema-version/v1.toml", 1, "/schema_version", "1", "2"),
+    Case(
+        "graders/nan-param/v1.toml",
+        "graders/nan-param/v1.toml",
+        10,
+        "/params/max_char_edit_ratio",
+        "a finite number",
+        "got nan",
+    ),
     Case("graders/not-a-table/v1.toml", "graders/not-a-table/v1.toml", 8, "/params", "an object", "a string"),
     # --- calibration sets ----------------------------------------------------------------------------
     Case(
@@ -309,6 +317,15 @@ CASES = [
         "",
         "samples.jsonl, one labelled sample per line",
         "no file",
+    ),
+    Case(
+        "calibration_sets/samples-misnamed",
+        "calibration_sets/samples-misnamed/samples.jsonl",
+        None,
+        "",
+        "samples.jsonl, one labelled sample per line",
+        "(the folder has sample.jsonl)",
+        "rename the samples file to samples.jsonl",
     ),
     Case(
         "calibration_sets/evidence-both",
@@ -482,6 +499,14 @@ CASES = [
         "one complete JSON object",
         '"succ',
         "complete the last line",
+    ),
+    Case(
+        "results/nan.results.jsonl",
+        "results/nan.results.jsonl",
+        2,
+        "/cost/usd",
+        "or null when the value is undefined",
+        "got NaN",
     ),
     Case("misc/notes.txt", "misc/notes.txt", None, "", "*trials*.jsonl", "'notes.txt'", "--as"),
     Case("misc", "misc", None, "", "manifest.toml", "a folder with none of these"),

@@ -101,6 +101,20 @@ def test_validation_is_strict(tmp_path: Path) -> None:
     assert p.pointer == "/success" and p.expected == "true or false"
 
 
+def test_nan_and_infinity_are_not_json(tmp_path: Path) -> None:
+    items, sink = read(
+        tmp_path,
+        b'{"task_id": "t", "trial_id": "NaN-1", "success": true, '
+        b'"cost": {"usd": NaN, "wall_seconds": -Infinity}}\n'
+        b'{"task_id": "t", "trial_id": "Infinity", "success": true}\n',
+    )
+    assert [r.trial_id for _, r in items] == ["Infinity"]  # the word inside a string is fine
+    assert [(p.line, p.pointer, p.got) for p in sink.problems] == [
+        (1, "/cost/usd", "NaN"),
+        (1, "/cost/wall_seconds", "-Infinity"),
+    ]
+
+
 def test_display_path(tmp_path: Path) -> None:
     assert display_path(tmp_path / "a" / "b.toml", tmp_path) == "a/b.toml"
     assert display_path(Path("/elsewhere/x"), tmp_path) == "/elsewhere/x"

@@ -135,8 +135,12 @@ def classify(path: Path) -> Kind | None:
 def _walk(folder: Path) -> list[tuple[Path, Kind]]:
     """Recognisable things inside a plain folder (sets, trees, grader folders, data files), depth first."""
     found: list[tuple[Path, Kind]] = []
-    for child in sorted(folder.iterdir()):
-        if child.name.startswith((".", "_")):
+    try:
+        children = sorted(folder.iterdir())
+    except OSError:
+        return found  # unreadable: nothing found here; the caller says so
+    for child in children:
+        if child.name.startswith((".", "_")) or (child.is_symlink() and child.is_dir()):
             continue
         kind = classify(child)
         if kind == "folder":

@@ -38,7 +38,9 @@ from graderctl.store.readers import (
     paused_gc,
     read_toml,
     toml_line_of,
+    toml_non_finite,
     validate_toml_data,
+    without_pointers,
 )
 
 GRADERS_DIR = "graders"
@@ -141,10 +143,13 @@ def load_grader(path: Path, *, root: Path | None = None, check_path: bool | None
     data, text = read_toml(path, shown)
     line_of = toml_line_of(text)
     sink = ProblemSink()
+    non_finite = toml_non_finite(data, shown, line_of)
+    sink.extend(non_finite)
     try:
         spec = validate_toml_data(GraderSpec, data)
     except ValidationError as exc:
-        sink.extend(problems_from_validation(exc, file=shown, model=GraderSpec, line_of=line_of))
+        found = problems_from_validation(exc, file=shown, model=GraderSpec, line_of=line_of)
+        sink.extend(without_pointers(found, non_finite))
         _path_problems(path, shown, data, line_of, sink, check_path)
         sink.raise_if_any(shown)
         raise AssertionError("unreachable") from None
@@ -184,15 +189,14 @@ def load_grader(path: Path, *, root: Path | None = None, check_path: bool | None
         # Strict, like the definition itself: "yes" is not a boolean, "0.5" is not a number.
         params = validate_toml_data(kind.Params, spec.params)
     except ValidationError as exc:
-        sink.extend(
-            problems_from_validation(
-                exc,
-                file=shown,
-                model=kind.Params,
-                pointer_prefix="/params",
-                line_of=lambda loc: line_of(("params", *loc)),
-            )
+        found = problems_from_validation(
+            exc,
+            file=shown,
+            model=kind.Params,
+            pointer_prefix="/params",
+            line_of=lambda loc: line_of(("params", *loc)),
         )
+        sink.extend(without_pointers(found, non_finite))
     except Exception as exc:  # a plugin's validator crashed: report it, do not crash
         sink.add(_kind_hook_failed(shown, kind, "Params validation", exc))
     files: dict[str, str] = {}
@@ -615,10 +619,14 @@ def check_manifest_file(path: Path, *, root: Path | None = None, sink: ProblemSi
     except InvalidInputError as exc:
         sink.absorb(exc)
         return None
+    line_of = toml_line_of(text)
+    non_finite = toml_non_finite(data, shown, line_of)
+    sink.extend(non_finite)
     try:
         return validate_toml_data(SetManifest, data)
     except ValidationError as exc:
-        sink.extend(problems_from_validation(exc, file=shown, model=SetManifest, line_of=toml_line_of(text)))
+        found = problems_from_validation(exc, file=shown, model=SetManifest, line_of=line_of)
+        sink.extend(without_pointers(found, non_finite))
         return None
 
 
@@ -688,10 +696,13 @@ def _read_set(path: Path, root: Path | None, sink: ProblemSink, *, keep: bool) -
         sink.absorb(exc)
     else:
         line_of = toml_line_of(text)
+        non_finite = toml_non_finite(data, m_shown, line_of)
+        sink.extend(non_finite)
         try:
             manifest = validate_toml_data(SetManifest, data)
         except ValidationError as exc:
-            sink.extend(problems_from_validation(exc, file=m_shown, model=SetManifest, line_of=line_of))
+            found = problems_from_validation(exc, file=m_shown, model=SetManifest, line_of=line_of)
+            sink.extend(without_pointers(found, non_finite))
             if data.get("check") in Check.__members__:
                 check = Check(data["check"])
         name = data.get("name")
@@ -721,13 +732,14 @@ def _read_set(path: Path, root: Path | None, sink: ProblemSink, *, keep: bool) -
     s_shown = display_path(samples_path, root)
     read = _SamplesRead()
     if not samples_path.is_file():
+        others = sorted(p.name for p in path.iterdir() if p.name not in (MANIFEST_NAME, CORPUS_NAME))[:5]
         sink.add(
             Problem(
                 file=s_shown,
                 message="the set has no samples.jsonl",
                 expected="samples.jsonl, one labelled sample per line",
-                got="no file",
-                fix="add samples.jsonl (see CONTRACT.md §3)",
+                got="no file" + (f" (the folder has {', '.join(others)})" if others else ""),
+                fix="add samples.jsonl, or rename the samples file to samples.jsonl (see CONTRACT.md §3)",
             )
         )
     else:

@@ -14,6 +14,7 @@ import contextlib
 import datetime as _dt
 import gc
 import json
+import math
 import re
 import tomllib
 from collections.abc import Callable, Iterator
@@ -23,7 +24,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from graderctl.errors import InvalidInputError, Problem
-from graderctl.store.problems import ProblemSink, problems_from_validation, short_value, type_name
+from graderctl.store.problems import ProblemSink, pointer, problems_from_validation, short_value, type_name
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -270,6 +271,8 @@ def iter_jsonl_models(
     last_line_open = not data.endswith(b"\n")
     total = data.count(b"\n") + (1 if last_line_open else 0)
     for number, raw in iter_json_lines(data, shown, sink):
+        if (b"NaN" in raw or b"Infinity" in raw) and _non_finite_json(raw, number, shown, sink):
+            continue
         try:
             # Fast path: pydantic parses and validates the raw bytes in one go.
             item = model.model_validate_json(raw, strict=strict)
@@ -302,6 +305,65 @@ def read_jsonl_models(
                 post(item, number)
             out.append((number, item))
     return out
+
+
+class _Constant:
+    """Stands for a NaN or Infinity literal while looking for where it is."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+def _constants(value: Any, loc: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], str]]:
+    if isinstance(value, _Constant):
+        yield loc, value.text
+    elif isinstance(value, float) and not math.isfinite(value):
+        yield loc, {"nan": "nan"}.get(str(value), str(value))
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from _constants(v, (*loc, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _constants(v, (*loc, i))
+
+
+def _non_finite_problem(
+    shown: str, line: int | None, loc: tuple[Any, ...], text: str, *, toml: bool = False
+) -> Problem:
+    return Problem(
+        file=shown,
+        line=line,
+        pointer=pointer(loc),
+        message="not a finite number",
+        expected="a finite number" + ("" if toml else ", or null when the value is undefined"),
+        got=text,
+        fix="write the number" if toml else "write null when the value is undefined",
+    )
+
+
+def _non_finite_json(raw: bytes, number: int, shown: str, sink: ProblemSink) -> bool:
+    """Report NaN and Infinity literals (not JSON, though Python and pydantic accept them); True if any."""
+    try:
+        value = json.loads(raw, parse_constant=_Constant)
+    except (ValueError, RecursionError):
+        return False
+    found = list(_constants(value))
+    for loc, text in found:
+        sink.add(_non_finite_problem(shown, number, loc, text))
+    return bool(found)
+
+
+def toml_non_finite(
+    data: dict[str, Any], shown: str, line_of: Callable[[tuple[Any, ...]], int | None]
+) -> list[Problem]:
+    """``nan`` and ``inf`` in a TOML document: never meaningful in graderctl's files."""
+    return [_non_finite_problem(shown, line_of(loc), loc, text, toml=True) for loc, text in _constants(data)]
+
+
+def without_pointers(problems: list[Problem], taken: list[Problem]) -> list[Problem]:
+    """``problems`` minus those at a pointer already reported in ``taken`` (one problem per field)."""
+    seen = {p.pointer for p in taken}
+    return [p for p in problems if p.pointer not in seen]
 
 
 # --- TOML ---------------------------------------------------------------------------------------------
