@@ -134,7 +134,7 @@ class _TreeMemory(threading.Thread):
         super().__init__(daemon=True)
         self.pid = pid
         self.peak_pss_mb = 0.0
-        self._stop = threading.Event()
+        self._halt = threading.Event()
 
     def _tree(self) -> list[int]:
         out, todo = [], [self.pid]
@@ -147,7 +147,7 @@ class _TreeMemory(threading.Thread):
         return out
 
     def run(self) -> None:
-        while not self._stop.wait(0.1):
+        while not self._halt.wait(0.1):
             total = 0
             for pid in self._tree():
                 with contextlib.suppress(OSError, ValueError):
@@ -157,7 +157,7 @@ class _TreeMemory(threading.Thread):
             self.peak_pss_mb = max(self.peak_pss_mb, total / 1024)
 
     def stop(self) -> None:
-        self._stop.set()
+        self._halt.set()
         self.join(1)
 
 
