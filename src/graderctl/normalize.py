@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import re
 import unicodedata
+from functools import lru_cache
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsplit
 
 #: Query parameters that only track where a click came from; they never change the page.
@@ -43,6 +44,7 @@ def _host_key(host: str) -> str:
     return host
 
 
+@lru_cache(maxsize=65536)
 def normalize_url(url: str) -> str:
     """A key under which variants of one page's URL compare equal.
 

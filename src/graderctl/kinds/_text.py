@@ -102,8 +102,14 @@ def normalize(text: str, *, casefold: bool = True) -> str:
 def split_ellipsis(text: str) -> list[str]:
     """Split a quote at ellipses (``...``, ``…``, ``[...]``, ``(...)``) into the fragments it joins, in order.
     Empty fragments are dropped; the fragments keep their own text (not normalised)."""
-    parts = re.split(r"\s*[\[(]?\s*(?:\.\s?\.\s?\.|…)\s*[\])]?\s*", text)
+    if "…" not in text and ".." not in text and ". ." not in text:
+        parts = [text]  # the common case, without the regex
+    else:
+        parts = _ELLIPSIS.split(text)
     return [p.strip() for p in parts if p.strip(" .,;:'\"")]
+
+
+_ELLIPSIS = re.compile(r"[\[(]?\s*(?:\.\s?\.\s?\.|…)\s*[\])]?")
 
 
 # --- sentences ----------------------------------------------------------------------------------------

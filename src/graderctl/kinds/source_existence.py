@@ -173,29 +173,33 @@ class _TitleIndex:
                 by_host.setdefault(url.split("/", 1)[0], []).append(i)
         return cls(titles, urls, by_token, by_host)
 
-    def closest_by_title(self, title: str, limit: int = 3000) -> tuple[int, float] | None:
+    def closest_by_title(
+        self, title: str, per_word: int = 400, shortlist: int = 64
+    ) -> tuple[int, float] | None:
+        """The document whose title is most like ``title``: candidates share its rarest words (each word's
+        postings capped), the best-sharing few are compared with rapidfuzz."""
+        from collections import Counter
+
         from rapidfuzz import fuzz, process
 
-        words = sorted(
-            set(_text.content_words(_text.normalize(title))), key=lambda w: len(self.by_token.get(w, ()))
-        )
-        candidates: set[int] = set()
-        for w in words:
-            posting = self.by_token.get(w)
-            if not posting:
-                continue
-            if candidates and len(candidates) + len(posting) > limit:
-                break
-            candidates.update(posting[:limit])
-        if not candidates:
+        query = _text.normalize(title)
+        words = sorted(set(_text.content_words(query)), key=lambda w: len(self.by_token.get(w, ())))
+        shared: Counter[int] = Counter()
+        common = max(per_word, len(self.titles) // 100)
+        for w in words[:4]:
+            posting = self.by_token.get(w, ())
+            if len(posting) > common and shared:
+                break  # the rarer words already found the candidates; common ones add only noise
+            shared.update(posting[:per_word])
+        if not shared:
             return None
-        choices = {i: self.titles[i] for i in candidates}
-        best = process.extractOne(_text.normalize(title), choices, scorer=fuzz.token_sort_ratio)
+        choices = {i: self.titles[i] for i, _ in shared.most_common(shortlist)}
+        best = process.extractOne(query, choices, scorer=fuzz.token_sort_ratio)
         if best is None:
             return None
         return int(best[2]), float(best[1]) / 100
 
-    def closest_by_url(self, url: str, limit: int = 20000) -> tuple[int, float] | None:
+    def closest_by_url(self, url: str, limit: int = 5000) -> tuple[int, float] | None:
         from rapidfuzz import fuzz, process
 
         key = normalize_url(url)
@@ -343,8 +347,8 @@ class _QuoteMatcher:
         t0, t1 = max(t0, tok_cursor), max(t1, t0 + 1)
         best: tuple[int, int, int, int] | None = None
         n_spans = len(spans)
-        for a in range(max(tok_cursor, t0 - 2), min(n_spans, t0 + 3)):
-            for b in range(max(a + 1, t1 - 2), min(n_spans, t1 + 2) + 1):
+        for a in range(max(tok_cursor, t0 - 1), min(n_spans, t0 + 2)):
+            for b in range(max(a + 1, t1 - 1), min(n_spans, t1 + 1) + 1):
                 window = doc_tokens[a:b]
                 d = int(Levenshtein.distance(q_tokens, window))
                 key = (d, abs(len(window) - len(q_tokens)), a, b)
@@ -452,8 +456,14 @@ def _split_quote(quote: str) -> list[str]:
         stripped = stripped[1:-1]
     out: list[str] = []
     for part in _text.split_ellipsis(stripped):
-        out.extend(p for p in re.split(r"\[[^\]]*\]", part) if p.strip(_EDGE_PUNCT))
+        if "[" in part:
+            out.extend(p for p in _BRACKETED.split(part) if p.strip(_EDGE_PUNCT))
+        else:
+            out.append(part)
     return out
+
+
+_BRACKETED = re.compile(r"\[[^\]]*\]")
 
 
 # --- the kind -------------------------------------------------------------------------------------------

@@ -1,0 +1,270 @@
+"""Throughput of the built-in rule-based grader kinds on one core (prints figures; not a test).
+
+    .venv/bin/python benchmarks/graders.py [--docs 100000] [--citations 50000] [--claims 2000]
+                                           [--nuggets 5000] [--only source_existence,claim_support,coverage]
+
+- source_existence: citations per second against a generated corpus of ``--docs`` documents (default 100,000,
+  ~1.2 kB each, with URLs and DOIs). A mix like real agent output: most quotes verbatim or typographic
+  variants (exact path), some altered (fuzzy path), some fabricated URLs, DOI and URL-variant citations.
+  Reported: building the corpus index, a cold pass (each document's normalised text built on first use) and
+  a warm pass (the index is reused: the steady state of a scoring run). Target: >= 20,000 citations/s.
+- claim_support: claims per second with ~80-sentence evidence pages (only when the kind is installed).
+- coverage: nugget checks per second, five nuggets per ~10-sentence report. Target: >= 1,000/s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "src"))
+
+from graderctl.models.calset import (  # noqa: E402
+    ClaimSupportInput,
+    CorpusDocument,
+    CoverageInput,
+    SourceExistenceInput,
+)
+from graderctl.plugin import Corpus, GraderKind, GradingContext, kinds  # noqa: E402
+
+_COMMON_TEXT = (
+    "the a of and to in for on with by from at as market study report growth revenue company companies "
+    "researchers found that increased decreased percent million billion year years new data model agent "
+    "results show analysis survey users customers government policy energy climate health hospital "
+    "patients trial vaccine school students teachers city council budget water river bridge road "
+    "technology software hardware chips battery electric vehicles sales profit loss quarter annual "
+    "according officials said announced reported estimated expected rose fell doubled tripled"
+)
+_COMMON = _COMMON_TEXT.split()
+_SYLLABLES = (
+    "ka",
+    "lo",
+    "mi",
+    "ren",
+    "tor",
+    "vu",
+    "sa",
+    "zel",
+    "dri",
+    "pon",
+    "gal",
+    "mer",
+    "tis",
+    "on",
+    "bra",
+)
+#: Rarer words (names, terms) so that texts and titles are not all alike.
+_RARE = sorted({a + b + c for a in _SYLLABLES for b in _SYLLABLES for c in _SYLLABLES})
+
+
+def _word(rng: random.Random) -> str:
+    return rng.choice(_RARE) if rng.random() < 0.3 else rng.choice(_COMMON)
+
+
+def _sentence(rng: random.Random) -> str:
+    words = [_word(rng) for _ in range(rng.randint(10, 22))]
+    if rng.random() < 0.5:
+        words.insert(rng.randrange(len(words)), str(rng.randint(2, 2030)))
+    words[0] = words[0].capitalize()
+    return " ".join(words) + "."
+
+
+def make_corpus(n: int, rng: random.Random, sentences: int = 8) -> list[CorpusDocument]:
+    docs = []
+    for i in range(n):
+        text = " ".join(_sentence(rng) for _ in range(sentences))
+        docs.append(
+            CorpusDocument(
+                id=f"doc-{i}",
+                url=f"https://www.site{i % 997}.example/news/{i}/story-{i * 7 % 1000}",
+                doi=f"10.{1000 + i % 9000}/bench.{i}" if i % 5 == 0 else None,
+                title=" ".join(_word(rng) for _ in range(6)).title(),
+                text=text,
+            )
+        )
+    return docs
+
+
+def _typographic(quote: str) -> str:
+    return "“" + quote.replace(" ", "  ", 2).replace("a", "a", 1) + "”"
+
+
+#: The citation mix: (category, share). Most citations an agent writes resolve and quote verbatim or with
+#: typographic variation (the exact path); altered quotes and fabricated URLs take the slower paths.
+MIX = (
+    ("verbatim_by_id", 0.45),
+    ("typographic_by_url", 0.20),
+    ("verbatim_by_doi", 0.05),
+    ("ellipsis_by_id", 0.05),
+    ("no_quote", 0.05),
+    ("altered_quote", 0.10),
+    ("fabricated_url", 0.10),
+)
+
+
+def make_citation(doc: CorpusDocument, category: str, rng: random.Random) -> SourceExistenceInput:
+    sentences = doc.text.split(". ")
+    quote = rng.choice(sentences).rstrip(".")
+    words = quote.split()
+    assert doc.url is not None
+    cit: dict[str, Any]
+    if category == "verbatim_by_id":
+        cit = {"source_id": doc.id, "quote": quote}
+    elif category == "typographic_by_url":
+        cit = {
+            "url": doc.url.replace("https://www.", "http://") + "/?utm_source=x",
+            "quote": _typographic(quote),
+        }
+    elif category == "verbatim_by_doi" and doc.doi:
+        cit = {"doi": "https://doi.org/" + doc.doi.upper(), "quote": quote}
+    elif category == "ellipsis_by_id" and len(words) > 8:
+        cit = {"source_id": doc.id, "quote": " ".join(words[:4]) + " ... " + " ".join(words[-3:])}
+    elif category == "altered_quote":
+        words[rng.randrange(len(words))] = "zebra"
+        cit = {"source_id": doc.id, "quote": " ".join(words)}  # the fuzzy path; rejected
+    elif category == "fabricated_url":
+        url = f"https://www.site{rng.randrange(997)}.example/news/x{rng.randrange(10**6)}"
+        cit = {"url": url, "title": doc.title, "quote": quote}  # rejected, closest title looked up
+    else:
+        cit = {"source_id": doc.id}
+    return SourceExistenceInput.model_validate({"citation": cit})
+
+
+def make_citations(
+    docs: list[CorpusDocument], n: int, rng: random.Random
+) -> list[tuple[str, SourceExistenceInput]]:
+    names = [c for c, _ in MIX]
+    weights = [w for _, w in MIX]
+    out = []
+    for _ in range(n):
+        category = rng.choices(names, weights)[0]
+        out.append((category, make_citation(rng.choice(docs), category, rng)))
+    return out
+
+
+def timed(
+    label: str, n: int, unit: str, fn: Callable[[], Sequence[Any]], target: float | None = None
+) -> float:
+    t0, c0 = time.perf_counter(), time.process_time()
+    result = fn()
+    dt, cpu = time.perf_counter() - t0, time.process_time() - c0
+    rate = n / cpu if cpu else float("inf")
+    errors = sum(1 for v in result if getattr(v, "accepted", True) is None)
+    mark = (
+        ""
+        if target is None
+        else ("  (target >= {:,.0f}: {})".format(target, "met" if rate >= target else "NOT met"))
+    )
+    print(
+        f"  {label}: {n:,} {unit} in {cpu:.2f}s CPU ({dt:.2f}s wall) = {rate:,.0f} {unit}/s of CPU; "
+        f"errors {errors}{mark}"
+    )
+    return rate
+
+
+def bench_source_existence(args: argparse.Namespace, rng: random.Random) -> None:
+    print(f"source_existence: generating {args.docs:,} documents ...")
+    docs = make_corpus(args.docs, rng)
+    t0 = time.perf_counter()
+    corpus = Corpus(docs)
+    print(f"  corpus index (ids, URLs, DOIs): {time.perf_counter() - t0:.2f}s")
+    tagged = make_citations(docs, args.citations, rng)
+    citations = [c for _, c in tagged]
+    kind = kinds()["source_existence"]
+    grader = kind(kind.Params(), GradingContext(corpus=corpus))
+    timed(
+        "cold pass (documents normalised on first use)",
+        len(citations),
+        "citations",
+        lambda: grader.grade_batch(citations),
+    )
+    timed(
+        "warm pass, the mix",
+        len(citations),
+        "citations",
+        lambda: grader.grade_batch(citations),
+        target=20_000,
+    )
+    for category, share in MIX:
+        subset = [c for cat, c in tagged if cat == category]
+        if subset:
+            timed(
+                f"  {category} ({share:.0%} of the mix)",
+                len(subset),
+                "citations",
+                lambda subset=subset: grader.grade_batch(subset),
+            )
+    verdicts = grader.grade_batch(citations)
+    accepted = {cat: 0 for cat, _ in MIX}
+    for (cat, _), v in zip(tagged, verdicts, strict=True):
+        accepted[cat] += bool(v.accepted)
+    print("  accepted per category:", ", ".join(f"{k} {v}" for k, v in accepted.items()))
+
+
+def bench_claim_support(args: argparse.Namespace, rng: random.Random) -> None:
+    registry = kinds()
+    if "claim_support" not in registry:
+        print("claim_support: kind not installed; skipped")
+        return
+    kind: type[GraderKind] = registry["claim_support"]
+    n_pages = max(1, args.claims // 4)
+    docs = make_corpus(n_pages, rng, sentences=80)
+    corpus = Corpus(docs)
+    claims = []
+    for _ in range(args.claims):
+        doc = rng.choice(docs)
+        sentence = rng.choice(doc.text.split(". "))
+        claims.append(
+            ClaimSupportInput.model_validate({"claim": sentence, "evidence": [{"source_id": doc.id}]})
+        )
+    grader = kind(kind.Params(), GradingContext(corpus=corpus))
+    print(f"claim_support: {args.claims:,} claims over {n_pages:,} pages of 80 sentences")
+    timed("cold pass", len(claims), "claims", lambda: grader.grade_batch(claims))
+    timed("warm pass", len(claims), "claims", lambda: grader.grade_batch(claims))
+
+
+def bench_coverage(args: argparse.Namespace, rng: random.Random) -> None:
+    kind = kinds()["coverage"]
+    grader = kind(kind.Params(), GradingContext())
+    inputs = []
+    per = 5
+    for _ in range(max(1, args.nuggets // per)):
+        report = " ".join(_sentence(rng) for _ in range(10))
+        sentences = report.split(". ")
+        nuggets = [
+            {"text": rng.choice(sentences) if rng.random() < 0.5 else _sentence(rng), "importance": "vital"}
+            for _ in range(per)
+        ]
+        inputs.append(CoverageInput.model_validate({"question": "q", "nuggets": nuggets, "report": report}))
+    n = len(inputs) * per
+    print(f"coverage: {len(inputs):,} reports x {per} nuggets")
+    timed("nugget checks", n, "nugget checks", lambda: grader.grade_batch(inputs), target=1_000)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--docs", type=int, default=100_000)
+    ap.add_argument("--citations", type=int, default=50_000)
+    ap.add_argument("--claims", type=int, default=2_000)
+    ap.add_argument("--nuggets", type=int, default=5_000)
+    ap.add_argument("--only", default="source_existence,claim_support,coverage")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    rng = random.Random(args.seed)
+    wanted = set(args.only.split(","))
+    if "source_existence" in wanted:
+        bench_source_existence(args, rng)
+    if "claim_support" in wanted:
+        bench_claim_support(args, rng)
+    if "coverage" in wanted:
+        bench_coverage(args, rng)
+
+
+if __name__ == "__main__":
+    main()
