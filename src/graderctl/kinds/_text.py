@@ -102,10 +102,8 @@ def normalize(text: str, *, casefold: bool = True) -> str:
 def split_ellipsis(text: str) -> list[str]:
     """Split a quote at ellipses (``...``, ``…``, ``[...]``, ``(...)``) into the fragments it joins, in order.
     Empty fragments are dropped; the fragments keep their own text (not normalised)."""
-    if "…" not in text and ".." not in text and ". ." not in text:
-        parts = [text]  # the common case, without the regex
-    else:
-        parts = _ELLIPSIS.split(text)
+    has_ellipsis = "…" in text or ".." in text or ". ." in text
+    parts = _ELLIPSIS.split(text) if has_ellipsis else [text]  # the common case skips the regex
     return [p.strip() for p in parts if p.strip(" .,;:'\"")]
 
 
