@@ -252,6 +252,36 @@ def _problems_of_line(
     sink.extend(problems_from_validation(exc, file=shown, model=model, line=number))
 
 
+def _one_document(
+    exc: ValidationError, raw: bytes, data: bytes, number: int, shown: str, sink: ProblemSink
+) -> bool:
+    """A pretty-printed JSON document (or array) where JSON Lines are expected: one problem, not one per
+    line. True when that is what the file is."""
+    if not any(e.get("type") == "json_invalid" for e in exc.errors(include_url=False)):
+        return False
+    try:
+        json.loads(raw)
+        return False  # the line is complete JSON by itself
+    except (ValueError, RecursionError):
+        pass
+    try:
+        value = json.loads(data.removeprefix(BOM))
+    except (ValueError, RecursionError):
+        return False
+    lines = len(data.splitlines())
+    sink.add(
+        Problem(
+            file=shown,
+            line=number,
+            message=f"the file is one JSON document over {lines} lines, not JSON Lines",
+            expected="one JSON object per line (JSON Lines)",
+            got=f"{type_name(value)} spread over several lines",
+            fix="write one compact object per line, e.g. `jq -c '.[]' FILE` for an array",
+        )
+    )
+    return True
+
+
 Explainer = Callable[[ValidationError, bytes, int], "list[Problem] | None"]
 
 
@@ -270,6 +300,7 @@ def iter_jsonl_models(
     data = read_bytes(path, shown)
     last_line_open = not data.endswith(b"\n")
     total = data.count(b"\n") + (1 if last_line_open else 0)
+    first = True
     for number, raw in iter_json_lines(data, shown, sink):
         if (b"NaN" in raw or b"Infinity" in raw) and _non_finite_json(raw, number, shown, sink):
             continue
@@ -277,6 +308,9 @@ def iter_jsonl_models(
             # Fast path: pydantic parses and validates the raw bytes in one go.
             item = model.model_validate_json(raw, strict=strict)
         except ValidationError as exc:
+            if first and _one_document(exc, raw, data, number, shown, sink):
+                return
+            first = False
             custom = explain(exc, raw, number) if explain is not None else None
             if custom is not None:
                 sink.extend(custom)
@@ -285,6 +319,7 @@ def iter_jsonl_models(
                     exc, raw, number, shown, sink, model, last=last_line_open and number == total
                 )
             continue
+        first = False
         yield number, item
 
 
