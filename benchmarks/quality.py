@@ -1,0 +1,132 @@
+"""Quality of every shipped grader on the public development data (prints figures; not a test).
+
+    .venv/bin/python benchmarks/quality.py [--data ../shared/data] [--only coverage,claim_support,...]
+
+Imports the WiCE and REALSumm development splits with the project's importers into a temporary folder (nothing
+is written into the project), then runs each shipped grader (``graders/*/v*.toml``; model-based and command
+graders are skipped: they need an endpoint) on the imported sets of its check and prints n, FAR (false accept
+rate: bad samples accepted), FRR (false reject rate: good samples rejected), balanced accuracy
+(1 - (FAR + FRR) / 2), errors, and the accept rate per category.
+
+Sets:
+- source_existence: ``wice --as-check source_existence`` (quote checks over real pages);
+- claim_support: WiCE supported vs not_supported (partially supported dropped), and the strict reading
+  (partially supported counted bad);
+- coverage: REALSumm (one vital nugget per sample; crowd majority).
+
+These are the development data the kinds were built with (the coverage model was fitted on REALSumm dev), so
+the figures are optimistic for coverage; benchmarks/fit_coverage.py prints its cross-validated figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "src"))
+
+from graderctl.models.base import Check  # noqa: E402
+from graderctl.services.importers import import_set  # noqa: E402
+from graderctl.store.project import LoadedSet, grader_files, load_grader, load_set  # noqa: E402
+
+#: (set name, dataset, options, what it measures)
+SETS: dict[Check, list[tuple[str, str, dict[str, Any], str]]] = {
+    Check.source_existence: [
+        ("wice-source-existence", "wice", {"as_check": Check.source_existence}, "WiCE quote checks"),
+    ],
+    Check.claim_support: [
+        ("wice-claim-support-no-partial", "wice", {"partial": "drop"}, "WiCE supported vs not_supported"),
+        ("wice-claim-support-strict", "wice", {"partial": "bad"}, "WiCE strict: partially supported = bad"),
+    ],
+    Check.coverage: [
+        ("realsumm-coverage", "realsumm", {}, "REALSumm nugget presence (crowd majority)"),
+    ],
+}
+
+
+def measure(grader: Any, loaded: LoadedSet) -> dict[str, Any]:
+    samples = loaded.samples
+    t0 = time.perf_counter()
+    verdicts = grader.grade_batch([s.input for s in samples])
+    seconds = time.perf_counter() - t0
+    fa = fr = n_good = n_bad = errors = 0
+    by_cat: dict[str, Counter[str]] = {}
+    for s, v in zip(samples, verdicts, strict=True):
+        c = by_cat.setdefault(s.category, Counter())
+        c["n"] += 1
+        if v.accepted is None:
+            errors += 1
+            c["error"] += 1
+            continue
+        c["accepted"] += bool(v.accepted)
+        if s.label == "good":
+            n_good += 1
+            fr += not v.accepted
+        else:
+            n_bad += 1
+            fa += bool(v.accepted)
+    far = fa / n_bad if n_bad else None
+    frr = fr / n_good if n_good else None
+    ba = 1 - (far + frr) / 2 if far is not None and frr is not None else None
+    return {
+        "n": len(samples),
+        "n_good": n_good,
+        "n_bad": n_bad,
+        "far": far,
+        "frr": frr,
+        "balanced": ba,
+        "errors": errors,
+        "seconds": seconds,
+        "by_category": by_cat,
+    }
+
+
+def fmt(x: float | None) -> str:
+    return "n/a" if x is None else f"{x:.3f}"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data")
+    ap.add_argument("--only", default="", help="comma-separated checks to measure (default: all)")
+    args = ap.parse_args()
+    only = {Check(c) for c in args.only.split(",") if c}
+    with tempfile.TemporaryDirectory(prefix="graderctl-quality-") as tmp:
+        out = Path(tmp)
+        loaded_sets: dict[Check, list[tuple[str, LoadedSet]]] = {}
+        for check, specs in SETS.items():
+            if only and check not in only:
+                continue
+            for name, dataset, opts, what in specs:
+                source = args.data / dataset
+                if not source.is_dir():
+                    print(f"{name}: {source} is absent; skipped")
+                    continue
+                outcome = import_set(dataset, source, out, name=name, root=REPO, **opts)
+                loaded_sets.setdefault(check, []).append((what, load_set(outcome.path, root=out)))
+        for path in grader_files(REPO):
+            lg = load_grader(path, root=REPO)
+            if lg.kind.model_based or lg.spec.kind == "command":
+                print(f"{lg.ref} ({lg.spec.kind}): needs an endpoint or a command; skipped")
+                continue
+            for what, loaded in loaded_sets.get(lg.spec.check, []):
+                grader = lg.build(corpus=loaded.corpus)
+                r = measure(grader, loaded)
+                print(
+                    f"{lg.ref} on {loaded.name} ({what}): n={r['n']} ({r['n_good']} good, {r['n_bad']} bad)  "
+                    f"FAR={fmt(r['far'])}  FRR={fmt(r['frr'])}  balanced accuracy={fmt(r['balanced'])}  "
+                    f"errors={r['errors']}  ({r['n'] / r['seconds']:,.0f} samples/s)"
+                )
+                for cat, c in sorted(r["by_category"].items()):
+                    err = f", {c['error']} errors" if c["error"] else ""
+                    print(f"    {cat:28s} n={c['n']:5d}  accepted {c['accepted'] / c['n']:.1%}{err}")
+
+
+if __name__ == "__main__":
+    main()
