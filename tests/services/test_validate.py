@@ -75,6 +75,7 @@ def test_each_file_is_checked_once(project: Path) -> None:
             project / "graders",
             project / "graders/judge/v1.toml",
             project / "calibration_sets/fp-set",
+            project / "calibration_sets/fp-set/manifest.toml",
         ],
         root=project,
     )

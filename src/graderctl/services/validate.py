@@ -224,6 +224,8 @@ class _Run:
     done: set[tuple[Path, str]] = field(default_factory=set)
 
     def check(self, path: Path, kind: FileType) -> None:
+        if kind == "set" and path.is_file():
+            path = path.parent  # a set is checked as a whole, whichever of its files was named
         key = (path.resolve(), kind)
         if key in self.done:
             return
@@ -238,8 +240,7 @@ class _Run:
                 checked.fingerprint = grader.fingerprint
                 checked.detail = f"{grader.ref} ({grader.spec.kind}, {grader.spec.check.value})"
             elif kind == "set":
-                summary = check_set(path if path.is_dir() else path.parent, root=self.root, sink=self.sink)
-                checked.path = display_path(path if path.is_dir() else path.parent, self.root)
+                summary = check_set(path, root=self.root, sink=self.sink)
                 checked.fingerprint = summary.fingerprint
                 checked.records = summary.n_samples
                 checked.detail = (
