@@ -200,6 +200,8 @@ class ReportIndex:
     units: list[_Unit]
     stems: set[str]
     long_stems: list[str]
+    #: ``long_stems`` by their first five letters (a longer or shorter form shares them).
+    by_prefix: dict[str, list[str]]
     numbers: list[float]
     percents: list[float]
     text_lower: str
@@ -228,6 +230,10 @@ class ReportIndex:
                     )
                 )
         all_stems = set().union(*(p[0] for p in per_sentence)) if per_sentence else set()
+        long_stems = sorted(s for s in all_stems if len(s) >= 5 and s.isalpha())
+        by_prefix: dict[str, list[str]] = {}
+        for st in long_stems:
+            by_prefix.setdefault(st[:5], []).append(st)
         numbers: list[float] = []
         percents: list[float] = []
         for n in _text.extract_numbers(cleaned):
@@ -236,7 +242,8 @@ class ReportIndex:
             sentences=sentences,
             units=units,
             stems=all_stems,
-            long_stems=sorted(s for s in all_stems if len(s) >= 5 and s.isalpha()),
+            long_stems=long_stems,
+            by_prefix=by_prefix,
             numbers=numbers,
             percents=percents,
             text_lower=cleaned.lower(),
@@ -277,8 +284,8 @@ def _resolve_stem(stem: str, report: ReportIndex, slip: float) -> str | None:
     from rapidfuzz import fuzz, process
 
     found: str | None = None
-    for cand in report.long_stems:
-        if (cand.startswith(stem) or stem.startswith(cand)) and min(len(cand), len(stem)) >= 5:
+    for cand in report.by_prefix.get(stem[:5], ()):
+        if cand.startswith(stem) or stem.startswith(cand):
             found = cand
             break
     if found is None and report.long_stems:
@@ -480,7 +487,16 @@ def nugget_features(nugget: str, report: ReportIndex, *, slip: float = 0.85) -> 
 
 
 def _is_number_token(token: str) -> bool:
-    return token[:1].isdigit() or bool(_text.number_keys(token))
+    if token[:1].isdigit():
+        return True
+    return token in _NUMBER_WORD_TOKENS or ("-" in token and bool(_text.number_keys(token)))
+
+
+_NUMBER_WORDS_TEXT = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety"
+)
+_NUMBER_WORD_TOKENS = frozenset(_NUMBER_WORDS_TEXT.split())
 
 
 def _is_name_stem(stem: str, nugget: str) -> bool:
