@@ -115,3 +115,19 @@ def test_lock_lives_in_the_graders_folder_of_each_tree(tmp_path: Path) -> None:
         "b/calibration_sets/fp-set": True,
         "b/graders/judge/v1.toml": False,
     }
+
+
+def test_a_folder_walk_checks_data_files_whose_names_say_nothing(tmp_path: Path) -> None:
+    folder = tmp_path / "incoming"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "a.jsonl").write_text('{"task_id": "t", "trial_id": "1", "success": "yes"}\n', encoding="utf-8")
+    (folder / "sub" / "b.jsonl").write_text("[1]\n", encoding="utf-8")
+    (folder / "c.toml").write_text('name = "unterminated\n', encoding="utf-8")
+    (folder / "fine.jsonl").write_text('{"x": 1}\n', encoding="utf-8")
+    (folder / "notes.md").write_text("# not data\n", encoding="utf-8")
+    out = validate_paths([folder], root=tmp_path)
+    assert not out.ok
+    where = sorted((p.file, p.line) for p in out.problems)
+    assert where == [("incoming/a.jsonl", 1), ("incoming/c.toml", 1), ("incoming/sub/b.jsonl", 1)]
+    assert any("incoming/fine.jsonl: skipped" in n for n in out.notes)
+    assert not any("notes.md" in n for n in out.notes)

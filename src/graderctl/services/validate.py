@@ -98,7 +98,9 @@ class ValidationOutcome:
         }
 
 
-Kind = FileType | Literal["tree", "graders", "sets", "folder"]
+Kind = FileType | Literal["tree", "graders", "sets", "folder", "unknown"]
+#: Suffixes of data files worth a look in a folder walk even when their name says nothing.
+_DATA_SUFFIXES = (".jsonl", ".ndjson", ".toml")
 
 
 def classify(path: Path) -> Kind | None:
@@ -147,6 +149,8 @@ def _walk(folder: Path) -> list[tuple[Path, Kind]]:
             found.extend(_walk(child))
         elif kind is not None and not (kind == "set" and child.is_file()):
             found.append((child, kind))
+        elif kind is None and child.is_file() and child.suffix in _DATA_SUFFIXES:
+            found.append((child, "unknown"))
     return found
 
 
@@ -305,8 +309,45 @@ class _Run:
     def dispatch(self, path: Path, kind: Kind) -> None:
         if kind in ("tree", "graders", "sets", "folder"):
             self.expand(path, kind)
+        elif kind == "unknown":
+            self.guess(path, named=False)
         else:
             self.check(path, kind)  # type: ignore[arg-type]
+
+    def guess(self, path: Path, *, named: bool) -> None:
+        """A file whose name says nothing: check it as what its content looks like; failing that, check its
+        syntax. A file named on the command line that cannot be told is a problem; one met in a folder
+        walk is only a note (unless its syntax is broken)."""
+        shown = display_path(path, self.root)
+        guessed, _ = sniff(path)
+        if guessed is not None:
+            self.out.notes.append(
+                f"{shown}: treated as {guessed} (guessed from its content; say it with --as {guessed})"
+            )
+            self.check(path, guessed)
+            return
+        before = self.sink.count
+        if path.is_file():
+            try:
+                if path.suffix == ".toml":
+                    read_toml(path, shown)
+                elif path.suffix in (".jsonl", ".ndjson", ".json"):
+                    for _ in iter_jsonl_models(path, _AnyObject, shown=shown, sink=self.sink):
+                        pass
+            except InvalidInputError as exc:
+                self.sink.absorb(exc)
+        n = self.sink.count - before
+        if n:
+            self.out.notes.append(
+                f"{shown}: cannot tell what this file is; only its syntax was checked (use --as)"
+            )
+        elif named:
+            self.sink.add(_cannot_tell(shown, path.name))
+            n = 1
+        else:
+            self.out.notes.append(f"{shown}: skipped: cannot tell what this file is (use --as to check it)")
+            return
+        self.out.files.append(CheckedFile(path=shown, type="unknown", ok=False, problems=n))
 
 
 def validate_paths(
@@ -335,14 +376,7 @@ def validate_paths(
             continue
         kind: Kind | None = as_type or classify(path)
         if kind is None:
-            guessed, _ = sniff(path)
-            if guessed is not None:
-                out.notes.append(
-                    f"{shown}: treated as {guessed} (guessed from its content; say it with --as {guessed})"
-                )
-                kind = guessed
-        if kind is None:
-            _unknown_file(run, path, shown)
+            run.guess(path, named=True)
             continue
         run.dispatch(path, kind)
     if not out.files and not run.sink:
@@ -373,27 +407,6 @@ def _cannot_tell_check(shown: str) -> Problem:
         got="neither",
         fix="put the file in a calibration-set folder with a manifest.toml",
     )
-
-
-def _unknown_file(run: _Run, path: Path, shown: str) -> None:
-    """A file whose kind cannot be told: still report what is wrong with it as TOML or JSON Lines."""
-    before = run.sink.count
-    if path.is_file():
-        try:
-            if path.suffix == ".toml":
-                read_toml(path, shown)
-            elif path.suffix in (".jsonl", ".ndjson", ".json"):
-                for _ in iter_jsonl_models(path, _AnyObject, shown=shown, sink=run.sink):
-                    pass
-        except InvalidInputError as exc:
-            run.sink.absorb(exc)
-    if run.sink.count == before:
-        run.sink.add(_cannot_tell(shown, path.name))
-    else:
-        run.out.notes.append(
-            f"{shown}: cannot tell what this file is; only its syntax was checked (use --as)"
-        )
-    run.out.files.append(CheckedFile(path=shown, type="unknown", ok=False, problems=run.sink.count - before))
 
 
 def _check_locks(run: _Run, update: bool) -> None:
