@@ -131,3 +131,13 @@ def test_a_folder_walk_checks_data_files_whose_names_say_nothing(tmp_path: Path)
     assert where == [("incoming/a.jsonl", 1), ("incoming/c.toml", 1), ("incoming/sub/b.jsonl", 1)]
     assert any("incoming/fine.jsonl: skipped" in n for n in out.notes)
     assert not any("notes.md" in n for n in out.notes)
+
+
+def test_a_named_tree_also_checks_its_top_level_data_files(project: Path) -> None:
+    (project / "runs").mkdir()
+    (project / "runs" / "deep.trials.jsonl").write_text("[1]\n", encoding="utf-8")
+    (project / "top.results.jsonl").write_text('{"task_id": "t", "trial_id": "1"}\n', encoding="utf-8")
+    named = validate_paths([project], root=project)
+    assert [(p.file, p.pointer) for p in named.problems] == [("top.results.jsonl", "/success")]
+    default = validate_paths([], root=project)  # the project: graders/ and calibration_sets/ only
+    assert default.ok and sorted(f.type for f in default.files) == ["grader", "set"]

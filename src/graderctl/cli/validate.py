@@ -61,9 +61,12 @@ def validate(
     from graderctl.services.validate import validate_paths
 
     root = _state.root()
-    targets = list(paths) if paths else [root]
     outcome = validate_paths(
-        targets, root=root, as_type=as_.value if as_ else None, update_lock=update_lock, cap=max_problems
+        list(paths or []),
+        root=root,
+        as_type=as_.value if as_ else None,
+        update_lock=update_lock,
+        cap=max_problems,
     )
     if fmt is Format.json:
         typer.echo(json.dumps(outcome.to_dict(), indent=2, ensure_ascii=False))

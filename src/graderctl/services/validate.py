@@ -98,7 +98,9 @@ class ValidationOutcome:
         }
 
 
-Kind = FileType | Literal["tree", "graders", "sets", "folder", "unknown"]
+#: "project": the default, a project's graders/ and calibration_sets/; "tree": a folder holding either,
+#: named on the command line, which also has the data files at its top level checked.
+Kind = FileType | Literal["project", "tree", "graders", "sets", "graders-of", "sets-of", "folder", "unknown"]
 #: Suffixes of data files worth a look in a folder walk even when their name says nothing.
 _DATA_SUFFIXES = (".jsonl", ".ndjson", ".toml")
 
@@ -134,8 +136,9 @@ def classify(path: Path) -> Kind | None:
     return None
 
 
-def _walk(folder: Path) -> list[tuple[Path, Kind]]:
-    """Recognisable things inside a plain folder (sets, trees, grader folders, data files), depth first."""
+def _walk(folder: Path, *, recurse: bool = True) -> list[tuple[Path, Kind]]:
+    """Recognisable things inside a plain folder (sets, trees, grader folders, data files), depth first;
+    with ``recurse=False`` only the data files directly in it."""
     found: list[tuple[Path, Kind]] = []
     try:
         children = sorted(folder.iterdir())
@@ -143,6 +146,8 @@ def _walk(folder: Path) -> list[tuple[Path, Kind]]:
         return found  # unreadable: nothing found here; the caller says so
     for child in children:
         if child.name.startswith((".", "_")) or (child.is_symlink() and child.is_dir()):
+            continue
+        if not recurse and not child.is_file():
             continue
         kind = classify(child)
         if kind == "folder":
@@ -277,8 +282,17 @@ class _Run:
         self.out.files.append(checked)
 
     def expand(self, path: Path, kind: Kind) -> None:
-        if kind in ("tree", "graders"):
-            base = path if kind == "tree" else path.parent
+        if kind == "project":
+            self.expand(path, "graders-of")
+            self.expand(path, "sets-of")
+            return
+        if kind == "tree":
+            self.expand(path, "project")
+            for child, child_kind in _walk(path, recurse=False):
+                self.dispatch(child, child_kind)
+            return
+        if kind in ("graders-of", "graders"):
+            base = path if kind == "graders-of" else path.parent
             graders_dir = base / GRADERS_DIR
             self.complete.add(graders_dir.resolve())
             for g in grader_files(base):
@@ -286,8 +300,8 @@ class _Run:
             referenced = {(g.path.parent / rel).resolve() for g in self.graders for rel in g.files}
             for stray in stray_grader_files(base, referenced):
                 self.check(stray, "grader")  # reported: a definition must be named v<N>.toml
-        if kind in ("tree", "sets"):
-            base = path if kind == "tree" else path.parent
+        if kind in ("sets-of", "sets"):
+            base = path if kind == "sets-of" else path.parent
             for s in set_folders(base):
                 self.check(s, "set")
         if kind == "folder":
@@ -307,7 +321,7 @@ class _Run:
                 self.dispatch(child, child_kind)
 
     def dispatch(self, path: Path, kind: Kind) -> None:
-        if kind in ("tree", "graders", "sets", "folder"):
+        if kind in ("project", "tree", "graders", "sets", "folder"):
             self.expand(path, kind)
         elif kind == "unknown":
             self.guess(path, named=False)
@@ -358,9 +372,12 @@ def validate_paths(
     update_lock: bool = False,
     cap: int = 100,
 ) -> ValidationOutcome:
-    """Validate every path; never raises for bad data: problems are collected in the outcome."""
+    """Validate every path (none: the project at ``root``, i.e. its graders/ and calibration_sets/); never
+    raises for bad data: problems are collected in the outcome."""
     out = ValidationOutcome()
     run = _Run(root=root, sink=ProblemSink(cap), out=out)
+    if not paths:
+        run.expand(root, "project")
     for path in paths:
         shown = display_path(path, root)
         if not path.exists():
