@@ -3,7 +3,8 @@
 Writes ``--lines`` result lines (default 1,000,000) in ``--tasks`` tasks (default 100,000) to a temporary
 file, shaped as ``graderctl score`` writes them (three checks with grader fingerprints, rule, cost, category,
 stop reason; about 1 KB a line, with a few null trials), then runs ``graderctl metrics --format json`` on it
-in a child process and prints its wall time and peak resident memory.
+in a child process and prints its wall and CPU time and peak resident memory (of the largest process, and
+summed over the process and the two workers that read the file's halves).
 
 Target (issue 6): under 10 s and under 1 GB.
 

@@ -4,7 +4,7 @@ The input is a results file (CONTRACT.md §5). Only ``task_id``, ``trial_id`` an
 results written by other tools can be measured too. Files can be large (a million lines), so the results are
 not validated by the full pydantic model: a ``msgspec`` decoder reads just the fields metrics needs, line by
 line, and every bad line becomes a located problem (``file:line: /pointer``). The aggregation keeps per-task
-counters only, never the lines.
+counters only, never the lines. A file of 64 MB or more is read by two forked processes, one half each.
 
 Conventions (CONTRACT.md, STYLE.md):
 
