@@ -43,18 +43,6 @@ class GradedResult(OpenModel):
     category: str | None = None
     reason: str | None = None
     extra: dict[str, Any] | None = None
-    # Optional extensions written by `graderctl score`:
-    #: The success rule: ``{"require": [checks], "combine": "all"}``.
-    rule: dict[str, Any] | None = None
-    #: Checks that did not apply to the trial (coverage of a task without nuggets), with grader and why.
-    skipped_checks: dict[str, Any] | None = None
-    #: Graders not trusted for their check that graded this trial (scored with --allow-untrusted).
-    untrusted: list[str] | None = None
-    #: The self-grading override, its reason and its evidence (scored with --allow-self-grading).
-    self_grading: dict[str, Any] | None = None
-    generator: dict[str, Any] | None = None
-    #: Where the trial and the corpus were read from (relative to the project root), for --rescore.
-    trials_file: str | None = None
-    corpus_file: str | None = None
-    #: ``{"from": "old-results.jsonl"}`` when the line was re-scored.
-    rescored: dict[str, Any] | None = None
+    # `graderctl score` also writes `rule`, `skipped_checks`, `untrusted`, `self_grading`, `generator`,
+    # `trials_file`, `corpus_file` and `rescored` (see graderctl.services.score); they are kept as extra
+    # fields (``model_extra``), where `compare --replay` reads them.
