@@ -21,10 +21,13 @@ import queue
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from graderctl.models.calset import SampleInput
 from graderctl.plugin import GraderKind, Verdict
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 #: ``progress(done, total)``: samples graded so far and in all.
 ProgressCallback = Callable[[int, int], None]
@@ -319,7 +322,7 @@ def _run_in_processes(
     progress: ProgressCallback | None,
 ) -> list[Verdict]:
     import warnings
-    from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+    from concurrent.futures import ProcessPoolExecutor
 
     total = len(inputs)
     results: list[Verdict | None] = [None] * total
@@ -329,34 +332,59 @@ def _run_in_processes(
         initializer=_child_start,
         initargs=(grader, inputs, batch_size, timeout, cache),
     )
+    # Finished batches arrive on a queue (filled by the pool's own thread), so the waiting thread never
+    # holds a lock of the pool: Ctrl-C can land at any moment without wedging it.
+    finished: queue.SimpleQueue[tuple[int, Future[list[Verdict]]]] = queue.SimpleQueue()
     done = 0
     try:
         with warnings.catch_warnings():
             # Python >= 3.12 warns about fork() in a process with threads (a progress bar, a client): the
             # workers only compute and return verdicts, they take no lock those threads could hold.
             warnings.simplefilter("ignore", DeprecationWarning)
-            futures: dict[Future[list[Verdict]], int] = {executor.submit(_child_grade, s): s for s in starts}
-        pending = set(futures)
-        while pending:
-            finished, pending = wait(pending, timeout=_POLL_SECONDS, return_when=FIRST_COMPLETED)
-            for future in finished:
-                start = futures[future]
-                n = min(batch_size, total - start)
-                exc = future.exception()
-                if exc is None:
-                    got = future.result()
-                elif isinstance(exc, Exception):
-                    # A worker died (BrokenProcessPool) or its verdicts could not be sent back: an error for
-                    # each sample of the batch, never a decision.
-                    got = [Verdict.failed(f"the grading process failed: {_describe(exc)}")] * n
-                else:
-                    raise exc
-                results[start : start + n] = got
-                done += n
-                if progress is not None:
-                    progress(done, total)
+            for start in starts:
+                future = executor.submit(_child_grade, start)
+                future.add_done_callback(functools.partial(_put_done, finished, start))
+        remaining = len(starts)
+        while remaining:
+            try:
+                start, future = finished.get(timeout=_POLL_SECONDS)
+            except queue.Empty:
+                continue
+            remaining -= 1
+            n = min(batch_size, total - start)
+            exc = future.exception()
+            if exc is None:
+                got = future.result()
+            elif isinstance(exc, Exception):
+                # A worker died (BrokenProcessPool) or its verdicts could not be sent back: an error for
+                # each sample of the batch, never a decision.
+                got = [Verdict.failed(f"the grading process failed: {_describe(exc)}")] * n
+            else:
+                raise exc
+            results[start : start + n] = got
+            done += n
+            if progress is not None:
+                progress(done, total)
     except BaseException:
-        executor.shutdown(wait=False, cancel_futures=True)
+        _stop_pool(executor)
         raise
     executor.shutdown(wait=True)
     return _complete(results)
+
+
+def _put_done(
+    finished: queue.SimpleQueue[tuple[int, Future[list[Verdict]]]], start: int, future: Future[list[Verdict]]
+) -> None:
+    finished.put((start, future))
+
+
+def _stop_pool(executor: ProcessPoolExecutor) -> None:
+    """Stop at once: cancel what has not started and end the workers (they ignore Ctrl-C themselves)."""
+    # The pool keeps its processes in a private mapping (emptied by shutdown, so read it first); without
+    # it the workers would finish what they hold and then exit.
+    processes: dict[int, Any] = getattr(executor, "_processes", None) or {}
+    workers = list(processes.values())
+    executor.shutdown(wait=False, cancel_futures=True)
+    for process in workers:
+        with contextlib.suppress(Exception):
+            process.terminate()

@@ -77,10 +77,6 @@ def calibrate(
     ] = 1,
 ) -> None:
     """Run a grader over labelled sets, measure its error rates, write the report and decide trust."""
-    from graderctl.services.calibrate import shipped_pairs
-    from graderctl.services.trust import sets_of_check
-    from graderctl.store.project import find_grader, find_set
-
     if ref is None and not all_:
         raise UsageError("give a grader (name@version), or --all for every grader")
     if ref is not None and all_:
@@ -93,30 +89,11 @@ def calibrate(
         raise UsageError("--repeats cannot be combined with --check")
 
     root = _state.root()
-    pairs: list[tuple[LoadedGrader, LoadedSet]] = []
-    if all_:
-        pairs, notes = shipped_pairs(root)
-        if not quiet:
-            for note in notes:
-                _state.err(f"note: {note}")
-    else:
-        assert ref is not None
-        grader = find_grader(ref, root)
-        chosen = [find_set(s, root) for s in sets] if sets else sets_of_check(root, grader.spec.check)
-        if not chosen:
-            from graderctl.errors import InvalidInputError, Problem
-
-            raise InvalidInputError(
-                f"no calibration set for check {grader.spec.check.value}",
-                [
-                    Problem(
-                        file="calibration_sets",
-                        message=f"no calibration set with check = {grader.spec.check.value!r}",
-                        fix="add one under calibration_sets/, or give a set folder with --set",
-                    )
-                ],
-            )
-        pairs = [(grader, s) for s in chosen]
+    try:
+        pairs = _pairs(root, ref, sets, all_=all_, quiet=quiet)
+    except KeyboardInterrupt:
+        _state.err("interrupted: nothing was written")
+        raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
 
     # The loaded sets live for the whole run: keep the cyclic garbage collector from re-scanning their
     # objects again and again (seconds on 100,000 samples), and from touching their pages in forked workers.
@@ -135,6 +112,39 @@ def calibrate(
         gc.unfreeze()  # matters only when the command runs inside a longer-lived process (tests, notebooks)
     if code:
         _state.exit_with(code)
+
+
+def _pairs(
+    root: Path, ref: str | None, sets: list[str] | None, *, all_: bool, quiet: bool
+) -> list[tuple[LoadedGrader, LoadedSet]]:
+    """The (grader, set) pairs to run: REF on its --set sets (default: every set of its check), or with
+    --all every grader on every set of its check."""
+    from graderctl.errors import InvalidInputError, Problem
+    from graderctl.services.calibrate import shipped_pairs
+    from graderctl.services.trust import sets_of_check
+    from graderctl.store.project import find_grader, find_set
+
+    if all_:
+        pairs, notes = shipped_pairs(root)
+        if not quiet:
+            for note in notes:
+                _state.err(f"note: {note}")
+        return pairs
+    assert ref is not None
+    grader = find_grader(ref, root)
+    chosen = [find_set(s, root) for s in sets] if sets else sets_of_check(root, grader.spec.check)
+    if not chosen:
+        raise InvalidInputError(
+            f"no calibration set for check {grader.spec.check.value}",
+            [
+                Problem(
+                    file="calibration_sets",
+                    message=f"no calibration set with check = {grader.spec.check.value!r}",
+                    fix="add one under calibration_sets/, or give a set folder with --set",
+                )
+            ],
+        )
+    return [(grader, s) for s in chosen]
 
 
 def _run(
