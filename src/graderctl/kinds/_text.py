@@ -320,6 +320,11 @@ _NUMBER_RE = re.compile(
 )
 
 
+_HAS_DIGIT = re.compile(r"\d")
+_LETTERS = re.compile(r"[a-z]+")
+_NUMBER_WORD_SET = frozenset([*_UNITS, *_TENS])
+
+
 @dataclass(frozen=True, slots=True)
 class NumberMention:
     """A number found in a text: its exact ``value``, whether it is a percentage, and where it was."""
@@ -360,6 +365,8 @@ def extract_numbers(text: str) -> list[NumberMention]:
     (``14th`` -> 14), decades (``1990s`` -> 1990), scale words (``3.5 million``), currency abbreviations
     (``$2bn``; ``m``/``k``/``bn`` count only after a currency sign), percentages (``40%``, ``40 percent``,
     ``40 per cent``) and number words up to ninety-nine (``five``, ``twenty-one``, ``three million``)."""
+    if _HAS_DIGIT.search(text) is None and _NUMBER_WORD_SET.isdisjoint(_LETTERS.findall(text.lower())):
+        return []  # the common case, decided without the large pattern
     found: list[NumberMention] = []
     for m in _NUMBER_RE.finditer(text):
         percent = False

@@ -35,18 +35,26 @@ _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _NUMBERISH = frozenset({"percent", "per", "cent", "million", "billion", "trillion", "thousand", "hundred"})
 
 
+def _canonical(tok: str) -> str:
+    if tok == "%":
+        return "percent"
+    if tok[0].isdigit() and "," in tok and _THOUSANDS.fullmatch(tok):
+        return tok.replace(",", "")
+    return tok
+
+
+def _loose_words(text: str) -> list[str]:
+    """The canonical word tokens of a normalised text (see :func:`_loose_tokens`), without spans."""
+    return [_canonical(t) for t in _LOOSE_TOKEN.findall(text)]
+
+
 def _loose_tokens(text: str) -> tuple[list[str], list[tuple[int, int]]]:
     """Word tokens of a normalised text in canonical form (``%`` -> ``percent``, ``3,500`` -> ``3500``) and
     their spans: the form in which punctuation differences vanish."""
     tokens: list[str] = []
     spans: list[tuple[int, int]] = []
     for m in _LOOSE_TOKEN.finditer(text):
-        tok = m.group()
-        if tok == "%":
-            tok = "percent"
-        elif tok[0].isdigit() and _THOUSANDS.fullmatch(tok):
-            tok = tok.replace(",", "")
-        tokens.append(tok)
+        tokens.append(_canonical(m.group()))
         spans.append(m.span())
     return tokens, spans
 
@@ -308,7 +316,7 @@ class _QuoteMatcher:
         if pos >= 0:
             return _FragmentMatch(frag, True, "exact", 1.0, pos, pos + len(frag))
         loose_doc, offsets, spans, _ = index.loose
-        q_tokens = _loose_tokens(frag)[0]
+        q_tokens = _loose_words(frag)
         if not q_tokens:
             return _FragmentMatch(frag, False, "none", 0.0, problems=["the fragment holds no words"])
         loose_q = " ".join(q_tokens)
@@ -379,8 +387,10 @@ class _QuoteMatcher:
         list when every difference is tolerable), and how many characters the tolerated slips changed."""
 
         problems: list[str] = []
-        q_numbers = set(_text.number_keys(frag))
-        p_numbers = set(_text.number_keys(passage))
+        # numbers written in digits must reappear; numbers in words are compared as words below
+        has_digits = any(c.isdigit() for c in frag)
+        q_numbers = set(_text.number_keys(frag)) if has_digits else set()
+        p_numbers = set(_text.number_keys(passage)) if has_digits else set()
         missing_numbers = sorted(q_numbers - p_numbers)
         if missing_numbers:
             have = ", ".join(sorted(p_numbers)) or "none"
