@@ -196,3 +196,33 @@ def test_check_after_a_new_grader_version(root: Path, capsys: pytest.CaptureFixt
     capsys.readouterr()
     assert run(root, "calibrate", "scripted@1", "--set", "tiny-se", "--check") == ExitCode.NEGATIVE_VERDICT
     assert "the grader changed since the report was written" in capsys.readouterr().out
+
+
+def test_progress_bar_only_on_a_terminal_outside_ci(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from graderctl.cli._progress import progress_bar, progress_enabled
+
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    assert progress_enabled(machine_output=False, quiet=False) is True
+    assert progress_enabled(machine_output=True, quiet=False) is False  # --format json
+    assert progress_enabled(machine_output=False, quiet=True) is False  # --quiet
+    monkeypatch.setenv("CI", "true")
+    assert progress_enabled(machine_output=False, quiet=False) is False
+    monkeypatch.setenv("CI", "false")
+    assert progress_enabled(machine_output=False, quiet=False) is True
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: False)
+    assert progress_enabled(machine_output=False, quiet=False) is False
+    with progress_bar("x", enabled=False) as callback:
+        assert callback is None
+    with progress_bar("grading", enabled=True) as callback:
+        assert callback is not None
+        callback(0, 10)
+        callback(10, 10)
+
+
+def test_no_progress_output_when_not_a_terminal(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(root, "calibrate", "scripted@1", "--set", "tiny-se", "--no-write") == 0
+    err = capsys.readouterr().err
+    assert "samples/s" not in err and "eta" not in err

@@ -440,3 +440,12 @@ def test_importing_graderctl_stays_light() -> None:
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert proc.stdout.strip() == ""
+
+
+SHIPPED_REPORTS = sorted((Path(__file__).resolve().parents[2] / "reports").glob("*/*.json"))
+
+
+@pytest.mark.parametrize("path", SHIPPED_REPORTS, ids=[f"{p.parent.name}/{p.name}" for p in SHIPPED_REPORTS])
+def test_every_shipped_report_recomputes_from_its_own_samples(path: Path) -> None:
+    recompute(json.loads(path.read_text(encoding="utf-8")))
+    assert path.with_suffix(".md").is_file()
