@@ -18,6 +18,7 @@ import contextlib
 import functools
 import multiprocessing
 import queue
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -274,10 +275,10 @@ def uses_processes(grader: GraderKind, processes: bool | None = None) -> bool:
     Rule-based kinds compute in Python, where threads share one interpreter lock and ``--jobs`` would not
     help; they run in processes. Kinds that wait on a model or a program (``model_based`` or ``cacheable``)
     run in threads. A kind may say ``parallelism = "threads"`` or ``"processes"``; ``processes`` overrides
-    both. Processes need ``fork`` (Linux, macOS when available); elsewhere threads are used. The grader and
+    both. Processes need ``fork`` and are used on Linux only; elsewhere threads are used. The grader and
     the inputs reach the workers through ``fork``, so they need not be picklable; verdicts come back
     pickled."""
-    if processes is False or "fork" not in multiprocessing.get_all_start_methods():
+    if processes is False or not _can_fork():
         return False
     if processes:
         return True
@@ -285,6 +286,11 @@ def uses_processes(grader: GraderKind, processes: bool | None = None) -> bool:
     if declared in ("threads", "processes"):
         return bool(declared == "processes")
     return not (grader.model_based or grader.cacheable)
+
+
+def _can_fork() -> bool:
+    # Linux only: on macOS fork() is unsafe with system frameworks (Python defaults to spawn there).
+    return sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
 
 
 _CHILD: dict[str, Any] = {}
