@@ -31,6 +31,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
+from graderctl.errors import GraderctlError  # noqa: E402
 from graderctl.models.base import Check  # noqa: E402
 from graderctl.services.importers import import_set  # noqa: E402
 from graderctl.store.project import LoadedSet, grader_files, load_grader, load_set  # noqa: E402
@@ -111,7 +112,11 @@ def main() -> None:
                 outcome = import_set(dataset, source, out, name=name, root=REPO, **opts)
                 loaded_sets.setdefault(check, []).append((what, load_set(outcome.path, root=out)))
         for path in grader_files(REPO):
-            lg = load_grader(path, root=REPO)
+            try:
+                lg = load_grader(path, root=REPO)
+            except GraderctlError as exc:
+                print(f"{path.relative_to(REPO)}: cannot be loaded ({exc}); skipped")
+                continue
             if lg.kind.model_based or lg.spec.kind == "command":
                 print(f"{lg.ref} ({lg.spec.kind}): needs an endpoint or a command; skipped")
                 continue
