@@ -390,7 +390,7 @@ class _QuoteMatcher:
         # numbers written in digits must reappear; numbers in words are compared as words below
         has_digits = any(c.isdigit() for c in frag)
         q_numbers = set(_text.number_keys(frag)) if has_digits else set()
-        p_numbers = set(_text.number_keys(passage)) if has_digits else set()
+        p_numbers = set(_text.number_keys(passage)) if q_numbers else set()
         missing_numbers = sorted(q_numbers - p_numbers)
         if missing_numbers:
             have = ", ".join(sorted(p_numbers)) or "none"
