@@ -227,7 +227,8 @@ class _Part:
     lines: int = 0
     tasks: dict[str, list[int]] = field(default_factory=dict)
     keys: set[Any] = field(default_factory=set)
-    by_category: dict[tuple[str | None, str, str | None, int], int] = field(default_factory=dict)
+    by_category: dict[tuple[str, str, int], int] = field(default_factory=dict)
+    by_stop: dict[tuple[str | None, int], int] = field(default_factory=dict)
     by_check: dict[tuple[tuple[str, _Check], ...], int] = field(default_factory=dict)
     null_reasons: dict[str, int] = field(default_factory=dict)
     rules: dict[bytes, int] = field(default_factory=dict)
@@ -248,6 +249,7 @@ def _scan_part(path: Path, shown: str, start: int = 0, end: int | None = None, c
     tasks = part.tasks
     # Flat counters keyed by tuples (one dict operation per fact), folded into the scan after the loop.
     by_category = part.by_category
+    by_stop = part.by_stop
     by_check = part.by_check
     null_reasons = part.null_reasons
     rules = part.rules
@@ -296,9 +298,11 @@ def _scan_part(path: Path, shown: str, start: int = 0, end: int | None = None, c
             if slot == _NULL:
                 reason = line.reason or "no reason given"
                 null_reasons[reason] = null_reasons.get(reason, 0) + 1
-            # One dict operation per line for category, task and stop reason together; split after the loop.
-            ckey = (line.category, task_id, line.stop_reason, slot)
-            by_category[ckey] = by_category.get(ckey, 0) + 1
+            if line.category is not None:
+                ckey = (line.category, task_id, slot)
+                by_category[ckey] = by_category.get(ckey, 0) + 1
+            skey = (line.stop_reason, slot)
+            by_stop[skey] = by_stop.get(skey, 0) + 1
             checks = line.checks
             if checks:
                 gkey = tuple(checks.items())
@@ -415,7 +419,8 @@ def scan_results(
         parts = [_scan_part(path, shown, cap=sink.cap)]
     scan = ResultScan(path=shown)
     offset = 0
-    by_category: dict[tuple[str | None, str, str | None, int], int] = {}
+    by_category: dict[tuple[str, str, int], int] = {}
+    by_stop: dict[tuple[str | None, int], int] = {}
     by_check: dict[tuple[tuple[str, _Check], ...], int] = {}
     untrusted_lists: dict[tuple[str, ...], int] = {}
     cost = [0.0] * 5
@@ -435,6 +440,7 @@ def scan_results(
                 for i in range(3):
                     mine[i] += counts[i]
         _add_counts(by_category, part.by_category)
+        _add_counts(by_stop, part.by_stop)
         _add_counts(by_check, part.by_check)
         _add_counts(untrusted_lists, part.untrusted_lists)
         _add_counts(scan.null_reasons, part.null_reasons)
@@ -448,10 +454,10 @@ def scan_results(
         if known:
             scan.cost_sum[name] = total
             scan.cost_known[name] = known
-    for (category, task_id, stop, slot), count in by_category.items():
-        if category is not None:
-            per_task = scan.categories.setdefault(category, {}).setdefault(task_id, [0, 0, 0])
-            per_task[slot] += count
+    for (category, task_id, slot), count in by_category.items():
+        per_task = scan.categories.setdefault(category, {}).setdefault(task_id, [0, 0, 0])
+        per_task[slot] += count
+    for (stop, slot), count in by_stop.items():
         scan.stop_reasons.setdefault(stop if stop is not None else "(none)", [0, 0, 0])[slot] += count
     for items, count in by_check.items():
         if any(result.trusted is False for _, result in items):
