@@ -47,7 +47,14 @@ from graderctl.errors import (
     RefusedError,
     UsageError,
 )
-from graderctl.identity import FamilyMap, FamilyMapError, ModelRef, SelfGradingMatch, self_grading
+from graderctl.identity import (
+    FamilyMap,
+    FamilyMapError,
+    ModelRef,
+    SelfGradingMatch,
+    self_grading,
+    split_identity,
+)
 from graderctl.models.base import Check
 from graderctl.models.calset import (
     Citation,
@@ -330,7 +337,7 @@ def self_grading_evidence(
             if not s.generator:
                 unknown += 1
                 continue
-            model, _, provider = _split(s.generator)
+            model, provider = split_identity(s.generator)
             match = self_grading(judge, fmap.identify(model, provider))
             bucket = own if match is not None else other
             bucket[0] += int(s.accepted)
@@ -365,14 +372,6 @@ def self_grading_evidence(
         "upper bound of its FAR on other families' (Wilson 95%)",
         "allowed": allowed,
     }
-
-
-def _split(identity: str) -> tuple[str, str, str | None]:
-    text = identity.strip()
-    if "/" in text:
-        provider, _, model = text.rpartition("/")
-        return model, "/", provider or None
-    return text, "", None
 
 
 def self_grading_guard(
