@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -253,16 +253,3 @@ def self_grading(judge: ModelRef | None, generator: ModelRef | None) -> SelfGrad
     if judge.family is not None and judge.family == generator.family:
         return SelfGradingMatch(judge=judge, generator=generator, relation="same_family")
     return None
-
-
-def same_family(judge: ModelRef, generator_identity: str | None, fmap: FamilyMap) -> bool | None:
-    """Whether a generator named by a string (``"provider/model"`` or ``"model"``) is the judge or of its
-    family; ``None`` when the generator is unknown."""
-    if not generator_identity:
-        return None
-    model, provider = split_identity(generator_identity)
-    return self_grading(judge, fmap.identify(model, provider)) is not None
-
-
-def describe_sources(sources: Iterable[str]) -> str:
-    return " + ".join(sources) or "no family map"
