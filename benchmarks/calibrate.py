@@ -4,8 +4,8 @@ Builds a project in a temporary folder: the shipped ``graders/source-existence/v
 ``source_existence`` definition when it is absent) and a ``source_existence`` set of ``--n`` samples over a
 corpus of generated documents (half known-good: real sources quoted verbatim; half known-bad: fabricated
 URLs, changed numbers, quotes from another document), grouped by four and spread over three generator models.
-Then runs the command in a child process, as a user would (report written, JSON on stdout), and prints the
-wall time and the child's peak resident memory.
+Then runs the command in a child process, as a user would (text summary on stdout, JSON and Markdown reports
+written), and prints the wall time, the CPU time and the peak memory.
 
 Target (issue 4): under 30 s and under 1 GB.
 
@@ -188,8 +188,6 @@ def main() -> int:
             "bench",
             "--jobs",
             str(args.jobs),
-            "--format",
-            "json",
             "--quiet",
         ]
         load_before = _loadavg()
@@ -197,7 +195,7 @@ def main() -> int:
         proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         sampler = _TreeMemory(proc.pid)
         sampler.start()
-        stdout, stderr = proc.communicate()
+        _, stderr = proc.communicate()
         seconds = time.perf_counter() - t0
         sampler.stop()
         usage = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -207,9 +205,9 @@ def main() -> int:
             print(stderr, file=sys.stderr)
             print(f"graderctl calibrate exited {proc.returncode}", file=sys.stderr)
             return 1
-        doc = json.loads(stdout)
-        far, frr = doc["false_accept_rate"], doc["false_reject_rate"]
         report = tmp / "reports" / "bench" / "source-existence@1.json"
+        doc = json.loads(report.read_text(encoding="utf-8"))
+        far, frr = doc["false_accept_rate"], doc["false_reject_rate"]
         print(f"set built in {built:.1f} s ({args.n:,} samples, {args.docs:,} corpus documents)")
         print(f"graderctl calibrate source-existence@1 --jobs {args.jobs}: exit {proc.returncode}")
         rate = args.n / seconds

@@ -12,6 +12,7 @@ of the Clopper-Pearson bound and the cluster-bootstrap bound (samples in a group
 
 from __future__ import annotations
 
+import json
 import math
 import platform
 import sys
@@ -238,22 +239,17 @@ def _finite(value: float | None) -> float | None:
     return number if math.isfinite(number) else None
 
 
-def _plain(value: Any) -> bool:
-    if value is None or isinstance(value, str | int | bool):
-        return True
-    if isinstance(value, float):
-        return math.isfinite(value)
-    if isinstance(value, dict):
-        return all(isinstance(k, str) and _plain(v) for k, v in value.items())
-    if isinstance(value, list):
-        return all(_plain(v) for v in value)
-    return False
+_CHECK_JSON = json.JSONEncoder(allow_nan=False, check_circular=False).encode
 
 
 def json_safe(value: Any) -> Any:
     """``value`` made JSON-safe: no NaN or infinity (they become ``None``), unknown objects as strings. A
-    value that is already safe is returned as it is (no copy)."""
-    return value if _plain(value) else _json_copy(value)
+    value that is already safe is returned as it is (checked by the C encoder: no copy)."""
+    try:
+        _CHECK_JSON(value)
+    except (TypeError, ValueError, RecursionError):
+        return _json_copy(value)
+    return value
 
 
 def _json_copy(value: Any) -> Any:
@@ -285,8 +281,7 @@ def outcomes_from_verdicts(samples: Sequence[Sample], verdicts: Sequence[Verdict
                 "requests": u.requests,
                 "cached": u.cached,
             }
-        # Constructed without re-validation: every field comes from validated models (100,000 samples).
-        outcome = SampleOutcome.model_construct(
+        outcome = SampleOutcome(
             id=sample.id,
             label=sample.label,
             accepted=accepted,
