@@ -106,6 +106,8 @@ def check_booleans(values: object, name: str, func: str) -> list[bool]:
     """A sequence of booleans (``True``/``False``, numpy bools, or the ints 0 and 1 — never floats)."""
     expected = "a sequence of booleans"
     items = _items(values, name, func, expected)
+    if all(type(item) is bool for item in items):  # fast path: plain Python booleans
+        return items  # type: ignore[return-value]
     result: list[bool] = []
     for index, item in enumerate(items):
         numpy_bool = type(item).__name__ in {"bool_", "bool"}
@@ -121,6 +123,9 @@ def check_reals(values: object, name: str, func: str) -> list[float]:
     """A sequence of finite real numbers."""
     expected = "a sequence of finite floats"
     items = _items(values, name, func, expected)
+    isfinite = math.isfinite
+    if all(type(item) is float and isfinite(item) for item in items):  # type: ignore[arg-type]
+        return items  # type: ignore[return-value]  # fast path: plain finite floats
     result: list[float] = []
     for index, item in enumerate(items):
         if not isinstance(item, numbers.Real) or isinstance(item, bool) or not math.isfinite(float(item)):
