@@ -124,7 +124,7 @@ def check_reals(values: object, name: str, func: str) -> list[float]:
     expected = "a sequence of finite floats"
     items = _items(values, name, func, expected)
     isfinite = math.isfinite
-    if all(type(item) is float and isfinite(item) for item in items):  # type: ignore[arg-type]
+    if all(type(item) is float and isfinite(item) for item in items):
         return items  # type: ignore[return-value]  # fast path: plain finite floats
     result: list[float] = []
     for index, item in enumerate(items):
