@@ -263,3 +263,37 @@ def test_html_character_references_in_the_page_are_decoded() -> None:
         [SourceExistenceInput.model_validate({"citation": {"source_id": "h", "quote": "Tom & Jerry's show"}})]
     )
     assert v.accepted is True, v.reason
+
+
+# --- regression: the shipped calibration set ------------------------------------------------------------
+
+CORE_GOLDEN = "tests/golden/source_existence_core.jsonl"
+
+
+def test_verdicts_and_reasons_on_the_shipped_set_are_unchanged(repo_root: Any, update_goldens: bool) -> None:
+    """Every verdict, score and reason of ``source-existence@1`` on ``calibration_sets/source-existence-core``
+    is pinned (recorded before the speed work): optimisations must not change a single one. After an
+    intended change of behaviour, bump the grader version and run ``pytest --update-goldens``."""
+    import json
+
+    from graderctl.store.project import find_grader, find_set
+
+    loaded = find_set("source-existence-core", repo_root)
+    grader = find_grader("source-existence@1", repo_root).build(corpus=loaded.corpus)
+    verdicts = grader.grade_batch([s.input for s in loaded.samples])
+    got = [
+        {"id": s.id, "accepted": v.accepted, "score": v.score, "reason": v.reason, "error": v.error}
+        for s, v in zip(loaded.samples, verdicts, strict=True)
+    ]
+    golden = repo_root / CORE_GOLDEN
+    if update_goldens:
+        golden.write_text("".join(json.dumps(g, ensure_ascii=False) + "\n" for g in got), encoding="utf-8")
+    assert golden.is_file(), f"run `pytest {__file__} --update-goldens` to create {CORE_GOLDEN}"
+    want = [json.loads(line) for line in golden.read_text(encoding="utf-8").splitlines()]
+    assert [g["id"] for g in got] == [w["id"] for w in want], "the set's samples changed: update the golden"
+    changed = [(w, g) for w, g in zip(want, got, strict=True) if w != g]
+    assert not changed, f"{len(changed)} verdict(s) changed, first: {changed[0]}"
+    labels = {s.id: s.label for s in loaded.samples}
+    false_accepts = sum(1 for g in got if g["accepted"] is True and labels[g["id"]] == "bad")
+    false_rejects = sum(1 for g in got if g["accepted"] is False and labels[g["id"]] == "good")
+    assert (false_accepts, false_rejects) == (0, 0)

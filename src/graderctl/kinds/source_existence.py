@@ -191,7 +191,8 @@ class _TitleIndex:
         from rapidfuzz import fuzz, process
 
         query = _text.normalize(title)
-        words = sorted(set(_text.content_words(query)), key=lambda w: len(self.by_token.get(w, ())))
+        # rarest first; ties by the word itself, so the hint does not depend on the process's hash seed
+        words = sorted(set(_text.content_words(query)), key=lambda w: (len(self.by_token.get(w, ())), w))
         shared: Counter[int] = Counter()
         common = max(per_word, len(self.titles) // 100)
         for w in words[:4]:
