@@ -12,7 +12,6 @@ from pydantic import ValidationError
 from tests.conftest import REPO, shared_data
 
 from graderctl.kinds import _support_features as sf
-from graderctl.kinds._porter import stem
 from graderctl.kinds.claim_support import (
     DEFAULT_CENTER,
     DEFAULT_INTERCEPT,
@@ -61,35 +60,46 @@ def grade(claim: str, text: str = REPORT, **params: object) -> Verdict:
 # --- building blocks ------------------------------------------------------------------------------------
 
 
-def test_porter_stems_match_the_published_examples() -> None:
-    cases = {
-        "caresses": "caress",
-        "ponies": "poni",
-        "relational": "relat",
-        "conditional": "condit",
-        "hopping": "hop",
-        "electrical": "electr",
-        "generalization": "gener",
-        "adjustment": "adjust",
-        "elected": "elect",
-        "election": "elect",
-    }
-    assert {w: stem(w) for w in cases} == cases
+def test_stems_are_snowball_english() -> None:
+    cases = {"running": "run", "elected": "elect", "election": "elect", "companies": "compani"}
+    assert {w: sf.stem(w) for w in cases} == cases
+    # irregular forms, synonyms and demonyms share a key
+    assert sf.word_key("won") == sf.word_key("win")
+    assert sf.word_key("rose") == sf.word_key("increased")
+    assert sf.word_key("German") == sf.word_key("Germany")
+
+
+def _numbers(text: str) -> list[sf.Number]:
+    return sf.analyse_claim(text).numbers
 
 
 def test_numbers_are_compared_by_value() -> None:
     def values(text: str) -> list[float]:
-        return [n.value for n in sf.analyse_claim(text).numbers]
+        return [n.value for n in _numbers(text)]
 
     assert values("3.5 million people") == values("3,500,000 people") == [3_500_000.0]
     assert values("saved 1.9m shillings") == [1_900_000.0]
     assert values("twenty-one awards") == [21.0]
     assert values("the 2018-19 season")[-1] == 2019.0
-    rounded = sf.analyse_claim("about 3.5 million").numbers[0]
-    assert sf.number_matches(rounded, [3_482_000.0])
-    assert not sf.number_matches(rounded, [3_300_000.0])
-    one_digit = sf.analyse_claim("more than 1 million").numbers[0]
-    assert not sf.number_matches(one_digit, [800_000.0]), "a one-digit figure is not a rounding of 800,000"
+    assert values("$1.2bn") == values("1.2 billion dollars") == [1.2e9]
+    rounded = _numbers("about 3.5 million")[0]
+    assert sf.number_matches(rounded, _numbers("3,482,000"))
+    assert not sf.number_matches(rounded, _numbers("3,300,000"))
+    assert sf.number_matches(_numbers("about 40%")[0], _numbers("39.6%"))
+    assert sf.number_matches(_numbers("40%")[0], _numbers("39.6%"))
+    assert not sf.number_matches(_numbers("40%")[0], _numbers("38%"))
+    assert sf.number_matches(_numbers("40%")[0], _numbers("40 percent"))
+
+
+def test_units_and_bounds_are_read() -> None:
+    assert sf.number_matches(_numbers("1.2 GW of wind")[0], _numbers("1,200 MW of wind"))
+    assert sf.number_matches(_numbers("a cut of 25 bps")[0], _numbers("0.25 percentage points"))
+    assert sf.number_matches(_numbers("more than 2,000 doses")[0], _numbers("2,314 doses"))
+    assert not sf.number_matches(_numbers("more than 2,000 doses")[0], _numbers("1,870 doses"))
+    year, percent = _numbers("in 2019 about 12%")
+    assert (year.kind, percent.kind) == ("year", "percent")
+    assert not sf.number_matches(year, _numbers("2,019 visitors"))
+    assert _numbers("$12 million")[0].kind == "currency:USD"
 
 
 def test_sentences_and_windows_locate_the_passage() -> None:
@@ -150,16 +160,20 @@ def test_negation_flip_is_rejected() -> None:
     assert "the claim says 'not'" in w.reason
 
 
-def test_quantity_flip_is_rejected() -> None:
+def test_quantity_flip_lowers_the_score_and_is_named() -> None:
+    # the fitted weight of an opposite direction word is modest (few flips in the development data):
+    # the flip lowers the score and is named, it does not decide alone
     v = grade("Annual attendance at the Harbour Museum fell to 412,000 visitors in 2019.")
-    assert v.accepted is False, v.reason
-    assert "opposite wording" in v.reason
+    same = grade("Annual attendance at the Harbour Museum rose to 412,000 visitors in 2019.")
+    assert v.score is not None and same.score is not None and v.score < same.score - 0.2
+    assert "opposite wording: claim 'fell' vs passage 'rose'" in v.reason
+    assert same.details is not None and same.details["quantity"] == []
 
 
 def test_different_entity_is_rejected() -> None:
     v = grade("Director Carlos Mendes did not expand the main building, citing the cost of the work.")
     assert v.accepted is False, v.reason
-    assert "'Carlos'" in v.reason and "'Mendes'" in v.reason
+    assert "'Carlos Mendes'" in v.reason
     right = grade("Director Maria Lopes did not expand the main building, citing the cost of the work.")
     assert right.accepted is True, right.reason
 
@@ -176,6 +190,115 @@ def test_missing_words_lower_the_score() -> None:
     assert good.score > bad.score
     assert good.accepted is True, good.reason
     assert "'lottery'" in bad.reason and "'ticket'" in bad.reason
+
+
+# --- the rule signals, each on both sides ---------------------------------------------------------------
+
+TRAMS = (
+    "The city's tram pilot ran for six months in 2023. "
+    "It cut average journey times on three of the network's five lines, and ridership held stable. "
+    "Officials plan to extend the timetable changes next year."
+)
+CYCLING = (
+    "Commuting by bicycle in Ostrava rose by 12% in 2023. "
+    "The same year, the city opened 40 km of new protected bike lanes. "
+    "Researchers say the link between the two is still being studied."
+)
+CYCLING_CAUSE = (
+    "Commuting by bicycle in Ostrava rose by 12% in 2023, largely because the city opened 40 km of new "
+    "protected bike lanes."
+)
+FERRY = "The Esbjerg ferry no longer stops at Harwich. It failed to attract enough freight in 2014."
+
+
+def test_different_entity_of_the_same_type_is_a_conflict() -> None:
+    v = grade("The Harbour Museum opened in Porto in 1998.")
+    assert v.accepted is False, v.reason
+    assert "different name: claim 'Porto' vs passage 'Lisbon'" in v.reason
+    assert v.details is not None and v.details["entity_conflicts"] == [["Porto", "Lisbon"]]
+    right = grade("The Harbour Museum opened in Lisbon in 1998.")
+    assert right.accepted is True, right.reason
+    assert right.details is not None and right.details["entity_conflicts"] == []
+
+
+def test_demonym_names_the_country() -> None:
+    text = "The Harbour Museum opened in Lisbon, Portugal, in 1998."
+    v = grade("The Harbour Museum is a Portuguese museum that opened in 1998.", text=text)
+    assert v.details is not None and v.details["missing_entities"] == [], v.reason
+    w = grade("The Harbour Museum is a Spanish museum that opened in 1998.", text=text)
+    assert w.accepted is False, w.reason
+    assert w.details is not None and w.details["entity_conflicts"][0][0] == "Spanish", w.reason
+    assert w.details["entity_conflicts"][0][1] in ("Lisbon", "Portugal")
+
+
+def test_universal_claim_against_a_limited_source_is_rejected() -> None:
+    v = grade("The tram pilot cut average journey times on every line of the network.", text=TRAMS)
+    assert v.accepted is False, v.reason
+    assert "universal claim ('every')" in v.reason
+    ok = grade("The tram pilot cut average journey times on three lines of the network.", text=TRAMS)
+    assert ok.accepted is True, ok.reason
+    assert ok.details is not None and ok.details["scope"] is None
+
+
+def test_eliminated_against_reduced_is_overgeneralisation() -> None:
+    text = "The new filters reduced particulate emissions at the plant by 60% in 2022."
+    v = grade("The new filters eliminated particulate emissions at the plant in 2022.", text=text)
+    assert v.accepted is False, v.reason
+    assert v.details is not None and v.details["scope"] == ["eliminated", "reduced"]
+
+
+def test_causal_claim_against_a_correlational_source_is_rejected() -> None:
+    claim = "The new protected bike lanes caused the 12% rise in commuting by bicycle in Ostrava in 2023."
+    v = grade(claim, text=CYCLING)
+    assert v.accepted is False, v.reason
+    assert "causal claim ('caused')" in v.reason
+    assert v.details is not None and v.details["causal"][0] == "caused"
+    ok = grade(claim, text=CYCLING_CAUSE)
+    assert ok.accepted is True, ok.reason
+    assert ok.details is not None and ok.details["causal"] is None
+
+
+def test_negation_is_scoped_to_the_denied_word() -> None:
+    v = grade("The Esbjerg ferry stops at Harwich.", text=FERRY)
+    assert v.accepted is False, v.reason
+    assert "negation differs" in v.reason and "'no longer'" in v.reason
+    ok = grade("The Esbjerg ferry does not stop at Harwich any more.", text=FERRY)
+    assert ok.accepted is True, ok.reason
+    failed = grade("The Esbjerg ferry attracted enough freight in 2014.", text=FERRY)
+    assert failed.accepted is False, failed.reason
+    assert "'failed'" in failed.reason
+    # a negation elsewhere in the passage, about another word, is no mismatch
+    other = grade("Director Maria Lopes cited the cost of the work.")
+    assert other.details is not None and other.details["negation"] is None, other.reason
+
+
+def test_prefix_negation_counts_only_against_the_bare_word() -> None:
+    text = "The cause of the outage is unknown, according to the operator."
+    v = grade("The cause of the outage is known, according to the operator.", text=text)
+    assert v.details is not None and v.details["negation"], v.reason
+    ok = grade("The operator says the cause of the outage is unknown.", text=text)
+    assert ok.details is not None and ok.details["negation"] is None, ok.reason
+
+
+def test_changed_percentage_is_a_conflict_and_rounding_is_not() -> None:
+    text = "In 2023 the recycling rate of the district reached 39.6%, up from 31.2% in 2019."
+    ok = grade("The district's recycling rate reached about 40% in 2023.", text=text)
+    assert ok.accepted is True, ok.reason
+    bad = grade("The district's recycling rate reached 46% in 2023.", text=text)
+    assert bad.accepted is False, bad.reason
+    assert "claim says '46%', passage says '39.6%'" in bad.reason
+
+
+def test_unit_conversion_is_accepted() -> None:
+    text = "The offshore wind farm off Sylt has a capacity of 1,200 MW and began operating in 2021."
+    v = grade("The offshore wind farm off Sylt has a capacity of 1.2 GW.", text=text)
+    assert v.accepted is True, v.reason
+
+
+def test_multi_sentence_support_is_accepted() -> None:
+    v = grade("The Harbour Museum opened in Lisbon in 1998 and holds 3.5 million objects.")
+    assert v.accepted is True, v.reason
+    assert v.details is not None and v.details["passage"]["sentences"] == [1, 2]
 
 
 # --- reasons, details, errors ---------------------------------------------------------------------------
@@ -338,8 +461,9 @@ def test_support_score_is_the_logistic_of_the_linear_model() -> None:
 # --- development data -----------------------------------------------------------------------------------
 
 #: Balanced accuracy (supported vs not_supported, full cited page) of the shipped model on WiCE dev,
-#: measured 0.869 when fitted (benchmarks/fit_claim_support.py); the floor leaves a small margin.
-WICE_DEV_FLOOR = 0.84
+#: measured 0.845 when fitted (benchmarks/fit_claim_support.py; 0.840 in grouped CV); the floor leaves a
+#: small margin.
+WICE_DEV_FLOOR = 0.82
 
 
 def test_balanced_accuracy_on_wice_dev_stays_above_the_floor() -> None:

@@ -1,20 +1,44 @@
 """Signals for the ``claim_support`` kind: how well a passage of the evidence supports a claim.
 
-Plain Python plus numpy for the window scan: no model, no download. The pieces:
+Plain Python plus numpy for the window scan; Snowball English stems from PyStemmer; no model, no download.
 
-- :func:`index_text` turns one evidence text into an :class:`EvidenceIndex` (sentence spans, stemmed content
-  words per sentence, an inverted index, the numbers with their values). It is the expensive step, done once
-  per document (the grader caches it per corpus document).
-- :func:`analyse_claim` turns a claim into a :class:`ClaimInfo` (content terms, names, numbers, clauses,
-  negation).
+- :func:`index_text` turns one evidence text into an :class:`EvidenceIndex`: sentence spans, stemmed content
+  words per sentence and an inverted index. That is all that is computed for every sentence (it is the cost
+  paid once per document); the finer reading of a sentence (capitalised names, numbers, negation cues and
+  their scope, quantifier, hedge and causal words) is computed on demand for the few sentences of the best
+  windows, and cached.
+- :func:`analyse_claim` turns a claim into a :class:`ClaimInfo` with the same reading.
 - :func:`extract` scores every window of 1-3 consecutive sentences cheaply (weighted recall of the claim's
-  terms, from the inverted index), keeps the best few windows, computes the finer signals on those (bigrams,
-  character n-grams, precision, numbers, scoped negation and quantity words), and returns :class:`Features`:
-  the feature values by name plus what a reason needs (best passage, missing terms, mismatched numbers).
+  terms, from the inverted index), keeps the best few, computes the finer signals on those, and returns
+  :class:`Features`: the feature values by name plus what a reason needs (best passage, missing terms and
+  names, numbers that differ, negation, scope and causal mismatches).
+
+The rule signals are linguistic, not tied to any data set:
+
+- names: a capitalised span of the claim (a person, an organisation, a country; multiword spans kept whole;
+  demonyms read as their country) must be in the passage, or in a sentence next to it; a name of the same
+  type (country, organisation, person) in the passage where the claim's is missing is a conflict;
+- numbers and dates: a claim number with no equal in the passage (same value after scale words, units and
+  rounding to the precision written) while the passage gives another number of the same kind (year and year,
+  percent and percent, the same currency, the same unit or counted thing) is a conflict;
+- negation: a cue (not, n't, never, no, no longer, failed to, lack of, without, un-/non- before a word the
+  other side has bare) whose scope (the words after it, up to a clause boundary) holds words of the other
+  side, present in one and absent from the other;
+- scope: a universal or absolute word in the claim (every, all, always, only, never, none, entirely,
+  eliminated, nationwide, worldwide, across the country ...) with no word of the same reach in the passage,
+  worse when the passage limits or hedges (some, most, several, partly, a count of things, reduced ...);
+- cause: a causal verb or connective in the claim (caused, led to, due to, because, drove, attributed to,
+  resulted in, thanks to ...) with no causal wording in the passage, worse when the passage only says things
+  went together or are uncertain (coincided, associated with, correlated, linked to, may, still being
+  studied ...);
+- direction: opposite quantity or direction words (rose/fell, more/less, all/some ...) near shared words.
+
+Each rule signal is 0 when absent, else the passage's recall of the claim (a difference in a passage that
+otherwise reads like the claim is a contradiction; in a loosely related one it says little), and enters the
+fitted logistic model like every other feature.
 
 The names in :data:`FEATURE_NAMES` are the contract with the fitted weights in
-``graders/claim-support/v1.toml``: changing what a feature computes changes verdicts (bump the kind's
-``implementation_version``).
+``graders/claim-support/v1.toml``: changing what a feature computes changes verdicts.
 """
 
 from __future__ import annotations
@@ -22,174 +46,477 @@ from __future__ import annotations
 import math
 import re
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
-from graderctl.kinds._porter import stem
+import Stemmer  # type: ignore[import-not-found]
+
 from graderctl.kinds._text import NEGATIONS as _TEXT_NEGATIONS
 from graderctl.kinds._text import STOPWORDS as _TEXT_STOPWORDS
 from graderctl.kinds._text import extract_numbers, fold_typography, sentence_spans
 
+_STEMMER = Stemmer.Stemmer("english")
+
+
+def stem(word: str) -> str:
+    """The Snowball (Porter2) English stem of a lower-case word."""
+    out: str = _STEMMER.stemWord(word)
+    return out
+
+
+def _stems(words: Iterable[str]) -> frozenset[str]:
+    return frozenset(stem(w) for w in words)
+
+
 # --- vocabulary ---------------------------------------------------------------------------------------
 
-#: Function words plus a few reporting verbs and fillers that carry no checkable content.
+#: Function words, hedges of a figure, reporting verbs and fillers that carry no checkable content.
 _EXTRA_STOPWORDS = """
 am an among amongst across along around onto toward towards whether though although thus therefore hence yet
 still even ever well like unlike one ones who's what's there's here's he's she's mr mrs ms dr st also
-currently later early then now today recently us
+currently later early then now today recently us approximately approx roughly nearly almost some around
+st nd rd th since
 hundred thousand million millions billion billions trillion percent cent mln bn
 zero two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen
 eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety dozen
 """
 STOPWORDS: frozenset[str] = _TEXT_STOPWORDS | frozenset(_EXTRA_STOPWORDS.split())
 
-#: Words that negate what follows them.
-NEGATIONS: frozenset[str] = _TEXT_NEGATIONS | frozenset({"failing", "lacking", "nobody"})
+#: Single-word negation cues (the "n't" contractions are recognised by their ending).
+NEGATIONS: frozenset[str] = (_TEXT_NEGATIONS - {"non"}) | frozenset(
+    {"failing", "lacking", "nobody", "unable", "neither"}
+)
 
-#: Pairs of words (as Porter stems) that say opposite things about a quantity, a direction or an outcome.
-ANTONYMS: tuple[tuple[str, str], ...] = (
-    ("more", "less"),
-    ("more", "fewer"),
-    ("most", "least"),
-    ("increas", "decreas"),
-    ("increas", "reduc"),
-    ("increas", "declin"),
-    ("rise", "fall"),
-    ("rose", "fell"),
-    ("grow", "shrink"),
-    ("gain", "loss"),
-    ("higher", "lower"),
-    ("larger", "smaller"),
-    ("largest", "smallest"),
-    ("bigger", "smaller"),
-    ("biggest", "smallest"),
-    ("abov", "below"),
-    ("major", "minor"),
-    ("maximum", "minimum"),
-    ("best", "worst"),
-    ("better", "wors"),
-    ("win", "lose"),
-    ("won", "lost"),
-    ("all", "some"),
-    ("alwai", "sometim"),
-    ("success", "failur"),
-    ("accept", "reject"),
-    ("approv", "reject"),
-    ("support", "oppos"),
-    ("legal", "illeg"),
-    ("possibl", "imposs"),
-    ("like", "unlik"),
-)
-#: Stems saying a quantity went up, and stems saying it went down: any word of one group is the opposite of
-#: every word of the other.
-DIRECTION_UP = frozenset(
-    (
-        *("increas", "rise", "rose", "risen", "grow", "grew", "grown", "gain", "higher", "more", "expand"),
-        *("ad", "boost", "climb", "jump", "surg", "soar", "improv", "strengthen", "acceler"),
-    )
-)
-DIRECTION_DOWN = frozenset(
-    (
-        *(
-            "decreas",
-            "fall",
-            "fell",
-            "fallen",
-            "declin",
-            "drop",
-            "shrink",
-            "shrank",
-            "shrunk",
-            "lower",
-            "less",
-        ),
-        *("fewer", "reduc", "cut", "lost", "lose", "contract", "slump", "plung", "weaken", "slow", "worsen"),
-    )
-)
-_ANTONYM_OF: dict[str, frozenset[str]] = {w: DIRECTION_DOWN for w in DIRECTION_UP} | {
-    w: DIRECTION_UP for w in DIRECTION_DOWN
-}
-for _a, _b in ANTONYMS:
-    _ANTONYM_OF[_a] = _ANTONYM_OF.get(_a, frozenset()) | {_b}
-    _ANTONYM_OF[_b] = _ANTONYM_OF.get(_b, frozenset()) | {_a}
+#: Words after "no" that make a bound or a time, not a negation ("no more than", "no later than").
+_NO_BOUND = frozenset({"later", "sooner", "more", "less", "fewer", "earlier", "greater"})
 
-#: Equivalences stemming cannot see: irregular forms and frequent synonyms of factual text (stem -> key).
-SYNONYMS: dict[str, str] = {
-    "wed": "marri",
-    "husband": "spous",
-    "wife": "spous",
-    "die": "death",
-    "dead": "death",
-    "born": "birth",
-    "movi": "film",
-    "began": "begin",
-    "begun": "begin",
-    "start": "begin",
-    "commenc": "begin",
-    "won": "win",
-    "victori": "win",
-    "prize": "award",
-    "bought": "bui",
-    "purchas": "bui",
-    "sold": "sell",
-    "made": "make",
-    "built": "build",
-    "construct": "build",
-    "written": "write",
-    "wrote": "write",
-    "chose": "choos",
-    "chosen": "choos",
-    "select": "choos",
-    "left": "leav",
-    "held": "hold",
-    "led": "lead",
-    "taught": "teach",
-    "ran": "run",
-    "grew": "grow",
-    "sang": "sing",
-    "sung": "sing",
-    "gave": "give",
-    "given": "give",
-    "took": "take",
-    "taken": "take",
-    "becam": "becom",
-    "establish": "found",
-    "approxim": "about",
-    "roughli": "about",
-    "nearli": "about",
-    "almost": "about",
-    "annual": "year",
-    "yearli": "year",
-    "compani": "firm",
-    "corpor": "firm",
-    "kid": "child",
-    "children": "child",
-    "peopl": "person",
-    "men": "man",
-    "women": "woman",
-    "biggest": "largest",
-}
+#: Groups of words read as the same thing: irregular forms and frequent synonyms of factual text, and
+#: demonyms with their country ("German" = "Germany"). The first word of a group is its key.
+_SYNONYM_GROUPS = (
+    "marry wed married marriage",
+    "spouse husband wife",
+    "death die died dead dies",
+    "birth born",
+    "film movie movies films",
+    "begin began begun start started starts commence commenced",
+    "win won victory victories",
+    "award prize",
+    "buy bought purchase purchased",
+    "sell sold",
+    "make made",
+    "build built construct constructed",
+    "write written wrote",
+    "choose chose chosen select selected",
+    "leave left",
+    "hold held",
+    "lead led",
+    "teach taught",
+    "run ran",
+    "increase increased increases increasing rise rises rose risen rising grow grew grown grows growing climb"
+    " climbed jump jumped surge surged soar soared",
+    "decrease decreased decreases decreasing fall falls fell fallen falling decline declined declines"
+    " declining drop dropped drops shrink shrank shrunk slump slumped plunge plunged",
+    "sing sang sung",
+    "give gave given",
+    "take took taken",
+    "become became",
+    "found establish established founded",
+    "year annual annually yearly",
+    "firm company companies corporation",
+    "child children kid kids",
+    "person people persons",
+    "man men",
+    "woman women",
+    "largest biggest",
+    "large big",
+    "america american americans",
+    "britain british briton",
+    "england english",
+    "france french",
+    "germany german germans",
+    "italy italian italians",
+    "spain spanish",
+    "portugal portuguese",
+    "netherlands dutch",
+    "belgium belgian",
+    "poland polish",
+    "sweden swedish",
+    "norway norwegian",
+    "denmark danish",
+    "finland finnish",
+    "ireland irish",
+    "scotland scottish",
+    "wales welsh",
+    "russia russian russians",
+    "ukraine ukrainian ukrainians",
+    "china chinese",
+    "japan japanese",
+    "korea korean",
+    "india indian indians",
+    "pakistan pakistani",
+    "brazil brazilian",
+    "mexico mexican",
+    "canada canadian canadians",
+    "australia australian australians",
+    "egypt egyptian",
+    "nigeria nigerian",
+    "kenya kenyan",
+    "turkey turkish",
+    "greece greek",
+    "austria austrian",
+    "switzerland swiss",
+    "israel israeli",
+    "iran iranian",
+    "iraq iraqi",
+    "europe european europeans",
+    "africa african africans",
+    "asia asian",
+    "argentina argentine argentinian",
+    "chile chilean",
+    "colombia colombian",
+    "peru peruvian",
+    "indonesia indonesian",
+    "vietnam vietnamese",
+    "thailand thai",
+    "philippines filipino philippine",
+    "hungary hungarian",
+    "romania romanian",
+    "ethiopia ethiopian",
+    "czechia czech",
+    "bangladesh bangladeshi",
+    "singapore singaporean",
+    "taiwan taiwanese",
+    "morocco moroccan",
+    "ghana ghanaian",
+    "tanzania tanzanian",
+    "uganda ugandan",
+    "estonia estonian",
+    "latvia latvian",
+    "lithuania lithuanian",
+    "croatia croatian",
+    "serbia serbian",
+    "slovakia slovak slovakian",
+    "slovenia slovenian",
+    "bulgaria bulgarian",
+    "iceland icelandic",
+    "zealand",
+    "saudi",
+    "emirates",
+    "venezuela venezuelan",
+    "cuba cuban",
+    "malaysia malaysian",
+)
+SYNONYMS: dict[str, str] = {}
+for _group in _SYNONYM_GROUPS:
+    _words = _group.split()
+    _key = stem(_words[0])
+    for _w in _words:
+        SYNONYMS[stem(_w)] = _key
+SYNONYMS.pop(stem("found"), None)  # "found" is also the past of "find": only "established" maps to it
+SYNONYMS[stem("established")] = stem("found")
+SYNONYMS[stem("founded")] = stem("found")
+
+#: Keys of countries, continents and their demonyms: names whose type is a place.
+COUNTRY_KEYS: frozenset[str] = frozenset(
+    stem(g.split()[0]) for g in _SYNONYM_GROUPS[_SYNONYM_GROUPS.index("america american americans") :]
+)
 
 _MONTHS = [
     *("january", "february", "march", "april", "may", "june"),
     *("july", "august", "september", "october", "november", "december"),
 ]
 _MONTH_ABBR = {m[:3]: m for m in _MONTHS} | {"sept": "september"}
+MONTH_KEYS: frozenset[str] = frozenset(stem(m) for m in _MONTHS)
+_WEEKDAYS = frozenset(["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"])
 
-#: Negation and quantity words are compared only in a passage sentence holding this share of the claim.
+#: Opposite quantity, direction or outcome words (as stems).
+_ANTONYM_WORDS = (
+    ("more", "less"),
+    ("more", "fewer"),
+    ("most", "least"),
+    ("higher", "lower"),
+    ("larger", "smaller"),
+    ("largest", "smallest"),
+    ("bigger", "smaller"),
+    ("above", "below"),
+    ("major", "minor"),
+    ("maximum", "minimum"),
+    ("best", "worst"),
+    ("better", "worse"),
+    ("win", "lose"),
+    ("won", "lost"),
+    ("all", "some"),
+    ("always", "sometimes"),
+    ("success", "failure"),
+    ("accept", "reject"),
+    ("approve", "reject"),
+    ("support", "oppose"),
+    ("legal", "illegal"),
+    ("possible", "impossible"),
+    ("likely", "unlikely"),
+    ("before", "after"),
+    ("first", "last"),
+)
+DIRECTION_UP: frozenset[str] = _stems(
+    (
+        *("increase", "increased", "rise", "rose", "risen", "grow", "grew", "grown", "gain", "gained"),
+        *("higher", "more", "expand", "expanded", "boost", "boosted", "climb", "climbed", "jump", "jumped"),
+        *("surge", "surged", "soar", "soared", "improve", "improved", "strengthen", "accelerate", "up"),
+    )
+)
+DIRECTION_DOWN: frozenset[str] = _stems(
+    (
+        *("decrease", "decreased", "fall", "fell", "fallen", "decline", "declined", "drop", "dropped"),
+        *("shrink", "shrank", "shrunk", "lower", "less", "fewer", "reduce", "reduced", "cut", "lost"),
+        *("lose", "contract", "contracted", "slump", "plunge", "plunged", "weaken", "slow", "slowed"),
+        *("worsen", "down"),
+    )
+)
+_ANTONYM_OF: dict[str, frozenset[str]] = {w: DIRECTION_DOWN for w in DIRECTION_UP} | {
+    w: DIRECTION_UP for w in DIRECTION_DOWN
+}
+for _a, _b in _ANTONYM_WORDS:
+    _sa, _sb = stem(_a), stem(_b)
+    _ANTONYM_OF[_sa] = _ANTONYM_OF.get(_sa, frozenset()) | {_sb}
+    _ANTONYM_OF[_sb] = _ANTONYM_OF.get(_sb, frozenset()) | {_sa}
+_ANTONYM_OF.pop("up", None)
+_ANTONYM_OF.pop("down", None)
+
+# --- scope: universal and absolute words, and the words that limit them ---------------------------------
+
+#: Universal / absolute words by class (stems). A claim word of a class is matched by a passage word of the
+#: same class.
+UNIVERSAL: dict[str, frozenset[str]] = {
+    "all": frozenset(
+        (
+            *("all", "every", "each", "entire", "entirely", "whole", "wholly", "completely", "complete"),
+            *("totally", "fully", "universal", "universally", "everywhere", "everyone", "everybody"),
+            *("everything", "throughout", "nationwide", "worldwide", "countrywide"),
+            *("global", "globally"),
+        )
+    ),
+    "always": frozenset(("always", "invariably", "consistently", "constantly", "forever", "permanently")),
+    "none": frozenset(("none", "nobody", "nothing", "never")),
+    "only": frozenset(("only", "solely", "sole", "exclusively", "uniquely")),
+    "eliminate": frozenset(
+        (
+            *("eliminate", "eliminated", "eliminates", "eliminating", "elimination", "eradicate"),
+            *("eradicated", "eradicating", "abolish", "abolished", "wiped"),
+        )
+    ),
+    "geo": frozenset(("nationwide", "worldwide", "countrywide", "global", "globally", "everywhere")),
+}
+#: "across / throughout / around the <whole>" reads as a geographic universal.
+_GEO_PHRASE_RE = re.compile(
+    r"\b(?:across|throughout|around|all over)\s+(?:the\s+)?(?:entire\s+|whole\s+)?"
+    r"(?:country|nation|world|globe|continent|region|board|state|states|industry|sector|europe|union)\b",
+    re.IGNORECASE,
+)
+#: "every year", "each month": a frequency, not the reach of a claim.
+_TIME_WORDS = frozenset(
+    [
+        "year",
+        "years",
+        "month",
+        "months",
+        "week",
+        "weeks",
+        "day",
+        "days",
+        "time",
+        "times",
+        "season",
+        "seasons",
+        "night",
+    ]
+)
+#: Passage words that limit or hedge a universal: part of a set, a pilot, a partial change.
+LIMITERS: frozenset[str] = frozenset(
+    (
+        *("some", "several", "many", "most", "mostly", "largely", "partly", "partially", "majority"),
+        *("minority", "few", "certain", "selected", "pilot", "limited", "except", "excluding"),
+        *("exception", "exceptions", "apart", "mixed", "varied", "uneven", "select", "trial", "half"),
+        *("stable", "unchanged", "steady", "flat", "broadly", "generally", "typically", "often"),
+        *("sometimes", "occasionally", "usually", "mainly", "primarily", "nearly", "almost", "partial"),
+    )
+)
+#: Passage words that say an absolute change was only partial ("reduced" where the claim says "eliminated").
+PARTIAL_CHANGE: frozenset[str] = frozenset(
+    (
+        *("reduce", "reduced", "reduces", "reducing", "reduction", "cut", "cuts", "lower", "lowered"),
+        *("decrease", "decreased", "decreases", "fell", "declined", "decline", "halved", "curbed"),
+    )
+)
+
+# --- cause and correlation --------------------------------------------------------------------------------
+
+#: Causal cue stems (one word).
+CAUSAL: frozenset[str] = frozenset(
+    (
+        *("cause", "caused", "causes", "causing", "because", "consequently", "therefore", "hence"),
+        *("resulted", "resulting", "attributed", "attributes", "attribute", "attributable", "blamed"),
+        *("blame", "triggered", "trigger", "triggers", "spurred", "spur", "fuelled", "fueled"),
+        *("drove", "driven", "drives", "driving", "driver", "drivers", "responsible", "prompted"),
+        *("contributed", "contributing", "owing", "thanks", "explains", "explained", "reason", "reasons"),
+        *("factor", "factors", "citing", "cited", "effect", "impact", "consequence", "led"),
+        *("helped", "enabled"),
+    )
+)
+#: Claim-side causal cues are stricter: "effect", "factor", "cited", "helped" describe, they do not assert.
+CLAIM_CAUSAL: frozenset[str] = CAUSAL - frozenset(
+    ("effect", "impact", "factor", "factors", "reason", "reasons", "citing", "cited", "helped", "enabled")
+)
+_CAUSAL_PHRASE_RE = re.compile(
+    r"\b(?:due to|as a result|led to|leads? to|leading to|result(?:s|ed)? in|thanks to|owing to|because of"
+    r"|gave rise to|give rises? to|brought about|on account of)\b",
+    re.IGNORECASE,
+)
+#: Correlational or uncertain wording: things went together, or the cause is not established.
+CORRELATIONAL: frozenset[str] = frozenset(
+    (
+        *("coincided", "coincide", "coincides", "coinciding", "coincidence", "associated", "association"),
+        *("correlated", "correlation", "correlates", "linked", "link", "links", "simultaneously"),
+        *("alongside", "unclear", "uncertain", "unknown", "unproven", "possibly", "perhaps", "suggest"),
+        *("suggests", "suggested", "studied", "investigating", "investigated", "speculated", "hypothesis"),
+        *("may", "might", "could", "whether", "tentative", "preliminary"),
+    )
+)
+_CORRELATIONAL_PHRASE_RE = re.compile(
+    r"\b(?:at the same time|same period|not (?:yet )?(?:clear|established|known|proven)"
+    r"|no (?:clear )?evidence"
+    r"|too early|remains? to be|being studied|under study|under investigation)\b",
+    re.IGNORECASE,
+)
+
+#: Words marking a figure as approximate ("about 40%").
+_APPROX = frozenset(
+    [
+        "about",
+        "around",
+        "approximately",
+        "approx",
+        "roughly",
+        "nearly",
+        "almost",
+        "some",
+        "circa",
+        "ca",
+        "over",
+        "under",
+        "around",
+        "estimated",
+    ]
+)
+
+#: Words that make a capitalised span an organisation.
+_ORG_WORDS: frozenset[str] = frozenset(
+    stem(w)
+    for w in (
+        *("inc", "ltd", "corp", "corporation", "company", "co", "group", "bank", "university", "institute"),
+        *("agency", "ministry", "department", "council", "commission", "association", "foundation"),
+        *("society", "authority", "board", "party", "union", "organisation", "organization", "center"),
+        *("centre", "hospital", "school", "college", "museum", "fund", "service", "office", "court"),
+        *("committee", "network", "airlines", "airways", "systems", "technologies", "labs", "laboratory"),
+        *("trust", "federation", "bureau", "administration", "club", "team", "press", "times", "news"),
+        *("motors", "energy", "holdings", "partners", "plc", "llc", "gmbh", "ag", "sa", "tracker"),
+    )
+)
+#: Words before or after a span that make it a person.
+_PERSON_CUES: frozenset[str] = frozenset(
+    (
+        *("mr", "mrs", "ms", "dr", "prof", "professor", "sir", "lady", "lord", "director", "ceo", "chief"),
+        *("minister", "president", "chair", "chairman", "chairwoman", "spokesperson", "spokesman"),
+        *("spokeswoman", "founder", "author", "head", "secretary", "governor", "mayor", "senator"),
+        *("economist", "analyst", "researcher", "scientist", "lead", "manager", "officer", "said", "says"),
+        *("told", "wrote", "explained", "added", "coach", "captain", "judge", "editor", "investigator"),
+    )
+)
+#: Lower-case words that may join a multiword name ("Bank of England", "Ludwig van Beethoven").
+_NAME_JOINERS = frozenset({"of", "de", "du", "da", "van", "von", "der", "del", "la", "le", "&", "al", "bin"})
+_NOT_NAME_WORDS = frozenset(
+    [
+        "i",
+        "a",
+        "an",
+        "the",
+        "this",
+        "that",
+        "these",
+        "those",
+        "it",
+        "its",
+        "he",
+        "she",
+        "they",
+        "we",
+        "you",
+        "his",
+        "her",
+        "their",
+        "our",
+        "my",
+        "your",
+        "there",
+        "here",
+        "when",
+        "where",
+        "while",
+        "what",
+        "who",
+        "which",
+        "why",
+        "how",
+        "if",
+        "but",
+        "and",
+        "or",
+        "so",
+        "yet",
+        "as",
+        "at",
+        "by",
+        "for",
+        "from",
+        "in",
+        "into",
+        "of",
+        "on",
+        "to",
+        "with",
+        "after",
+        "before",
+        "since",
+        "until",
+        "during",
+        "also",
+        "however",
+        "in",
+        "on",
+        "according",
+    ]
+)
+
+#: Negation and quantity words are compared only in passage sentences holding this share of the claim.
 ALIGNED_RECALL = 0.4
 
-#: How many words after a negation cue it governs.
-_SCOPE = 4
+#: The most words after a negation cue that it governs (a clause boundary ends it sooner).
+_SCOPE = 6
 
-_TOKEN_RE = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)*|\d+(?:[.,]\d+)*")
+#: Fast tokeniser of the evidence index (lower-cased text): numbers, and words with internal apostrophes.
+_TOKEN_RE = re.compile(r"\d+(?:[.,]\d+)*|\w+(?:'\w+)*")
+#: The finer tokeniser: the same word tokens plus clause punctuation and currency/percent signs.
+_RICH_TOKEN_RE = re.compile(r"\d+(?:[.,]\d+)*|\w+(?:'\w+)*|[,;:()%$£€¥]|\s-\s")
+#: Cues that contrast rather than deny ("rather than", "instead of"): they mark a sentence as negating but
+#: are not compared word by word.
+_CONTRASTIVE = frozenset({"rather than", "instead of"})
+_CLAUSE_BREAKS = frozenset({",", ";", ":", "(", ")", " - ", "but", "while", "whereas", "although", "though"})
 _ISO_DATE_RE = re.compile(r"\b(1\d{3}|20\d{2})-(0?[1-9]|1[0-2])-(0?[1-9]|[12]\d|3[01])\b")
-#: Where a number may start: digits, or a number word (checked by _text.extract_numbers).
-_NUMBERISH_RE = re.compile(
-    r"\d+|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
-    r"seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)\b",
+_DIGITS_RE = re.compile(r"\d[\d,]*(?:\.\d+)?")
+_NUMBER_WORDS_RE = re.compile(
+    r"\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
+    r"seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred)\b",
     re.IGNORECASE,
 )
 _CLAUSE_SPLIT_RE = re.compile(
@@ -200,15 +527,18 @@ _CLAUSE_SPLIT_RE = re.compile(
 
 
 def _word_key(word: str) -> str | None:
-    if word.endswith("'s"):
-        word = word[:-2]
-    if len(word) < 2 or word in STOPWORDS or word in NEGATIONS or word.endswith("n't"):
+    w = word.lower()
+    if w.endswith("'s"):
+        w = w[:-2]
+    elif w.endswith("'"):
+        w = w[:-1]
+    if len(w) < 2 or w in STOPWORDS or w in NEGATIONS or w.endswith("n't"):
         return None
-    if word[0].isdigit():
-        return None  # numbers are compared by value, see _numbers
-    if len(word) <= 4 and word in _MONTH_ABBR:
-        word = _MONTH_ABBR[word]
-    s = stem(word)
+    if w[0].isdigit():
+        return None  # numbers are compared by value
+    if len(w) <= 4 and w in _MONTH_ABBR:
+        w = _MONTH_ABBR[w]
+    s = stem(w)
     return SYNONYMS.get(s, s)
 
 
@@ -224,95 +554,545 @@ _KEY_CACHE = _KeyCache()
 
 
 def word_key(word: str) -> str | None:
-    """The content key of a lower-case token (stem, canonicalised), or ``None`` for a function word,
-    a negation or a number."""
+    """The content key of a token (its Snowball stem, canonicalised through :data:`SYNONYMS`), or ``None``
+    for a function word, a negation or a number. Case does not matter."""
     return _KEY_CACHE[word]
+
+
+class _StemCache(dict[str, str]):
+    def __missing__(self, word: str) -> str:
+        s = stem(word)
+        if len(self) < 1_000_000:
+            self[word] = s
+        return s
+
+
+_STEM_CACHE = _StemCache()
 
 
 # --- numbers ------------------------------------------------------------------------------------------
 
+#: Units converted to a base unit: (dimension, factor).
+_UNITS: dict[str, tuple[str, float]] = {
+    "w": ("W", 1.0),
+    "kw": ("W", 1e3),
+    "mw": ("W", 1e6),
+    "gw": ("W", 1e9),
+    "tw": ("W", 1e12),
+    "wh": ("Wh", 1.0),
+    "kwh": ("Wh", 1e3),
+    "mwh": ("Wh", 1e6),
+    "gwh": ("Wh", 1e9),
+    "twh": ("Wh", 1e12),
+    "watts": ("W", 1.0),
+    "kilowatts": ("W", 1e3),
+    "megawatts": ("W", 1e6),
+    "gigawatts": ("W", 1e9),
+    "km": ("m", 1e3),
+    "kilometres": ("m", 1e3),
+    "kilometers": ("m", 1e3),
+    "metres": ("m", 1.0),
+    "meters": ("m", 1.0),
+    "kg": ("g", 1e3),
+    "tonnes": ("g", 1e6),
+    "tons": ("g", 1e6),
+    "kilograms": ("g", 1e3),
+}
+_CURRENCY_SIGNS = {"$": "USD", "£": "GBP", "€": "EUR", "¥": "JPY"}
+_CURRENCY_WORDS = {
+    "dollar": "USD",
+    "dollars": "USD",
+    "usd": "USD",
+    "euro": "EUR",
+    "euros": "EUR",
+    "eur": "EUR",
+    "pound": "GBP",
+    "pounds": "GBP",
+    "gbp": "GBP",
+    "sterling": "GBP",
+    "yen": "JPY",
+    "jpy": "JPY",
+    "yuan": "CNY",
+    "renminbi": "CNY",
+    "rupees": "INR",
+    "francs": "CHF",
+}
+_SCALE_WORDS = {
+    "thousand": 1e3,
+    "million": 1e6,
+    "billion": 1e9,
+    "trillion": 1e12,
+    "k": 1e3,
+    "m": 1e6,
+    "mn": 1e6,
+    "mln": 1e6,
+    "bn": 1e9,
+    "b": 1e9,
+    "tn": 1e12,
+}
+_SUFFIX_RE = re.compile(r"\d\s?(k|m|mn|mln|bn|b|tn)$")
+_MIN_BOUND = frozenset({"more than", "over", "at least", "above", "exceeding", "upwards of", "greater than"})
+_MAX_BOUND = frozenset({"less than", "under", "up to", "below", "fewer than", "at most", "no more than"})
+_AFTER_NUMBER_RE = re.compile(
+    r"\s?(?:(?P<scale>thousand|million|billion|trillion|mn|mln|bn|tn|[kmb])\b\s?)?"
+    r"(?P<word>[A-Za-z]+)?",
+    re.IGNORECASE,
+)
+
 
 @dataclass(frozen=True, slots=True)
 class Number:
-    """A number mentioned in a text."""
+    """A number mentioned in a text, read with its scale, unit and precision."""
 
     value: float
     text: str
-    #: Significant digits as written ("3.5 million" has 2), for rounded matches.
-    digits: int
-    #: Content key of the next word ("21 awards" -> "award"): the thing counted.
-    unit: str
-    start: int
-    percent: bool = False
-    #: The figure as written before a scale word ("906 million" -> 906), else the value.
-    mantissa: float = 0.0
+    #: "year", "percent", "currency:USD", "unit:W", "count:<key of the counted thing>", or "" (bare).
+    kind: str
+    #: Half the last written digit's place, in the value's units: 39.6 is a rounding of 40 when
+    #: |40 - 39.6| <= 0.5. 0 for years (exact).
+    half_step: float
+    #: Marked as approximate ("about 40%", "nearly 2 million").
+    approx: bool
+    #: The figure as written before a scale word ("906 million" -> 906).
+    mantissa: float
+    start: int = 0
+    #: "min" for "more than / over / at least X", "max" for "less than / under / up to X", else "".
+    bound: str = ""
 
     @property
-    def year_like(self) -> bool:
-        return not self.percent and self.value == int(self.value) and 1000 <= self.value <= 2100
+    def is_year(self) -> bool:
+        return self.kind == "year"
 
-    def same_kind(self, other: Number) -> bool:
-        """Whether two numbers count the same kind of thing: both years, both percentages, or the same
-        word after them ("21 awards" / "19 awards")."""
-        if self.year_like or other.year_like:
-            return self.year_like and other.year_like
-        if self.percent or other.percent:
-            return self.percent and other.percent
-        return bool(self.unit) and self.unit == other.unit
+    def comparable(self, other: Number) -> bool:
+        """Whether two numbers measure the same kind of thing, so that different values contradict."""
+        if self.kind == "" or other.kind == "":
+            return False
+        return self.kind == other.kind
+
+    def compatible(self, other: Number) -> bool:
+        """Whether two numbers could be the same quantity (kinds equal, or one of them bare)."""
+        if self.kind in ("year", "day") or other.kind in ("year", "day"):
+            return self.kind == other.kind
+        if (
+            self.kind.startswith("count:")
+            or other.kind.startswith("count:")
+            or not self.kind
+            or not other.kind
+        ):
+            return (self.kind.startswith("percent")) == (other.kind.startswith("percent"))
+        return self.kind == other.kind
 
 
-_SCALE_SUFFIX_RE = re.compile(r"\d\s?(m|bn|k)$")
-_SCALE_SUFFIX = {"m": 1e6, "bn": 1e9, "k": 1e3}
-
-
-def _significant_digits(text: str) -> int:
-    m = re.search(r"\d[\d,]*(?:\.\d+)?", text)
-    if not m:
-        return 2
-    core = m.group().replace(",", "")
+def _half_step(written: str, factor: float, approx: bool) -> float:
+    """Half the place of the last written digit of ``written`` ("3.5" -> 0.05), times ``factor``; for an
+    approximate figure the last significant digit ("about 40" -> 5)."""
+    core = written.replace(",", "")
     if "." in core:
-        return max(1, len(core.replace(".", "").lstrip("0")))
-    return max(1, len(core.lstrip("0").rstrip("0")))
+        decimals = len(core) - core.index(".") - 1
+        return 0.5 * 10.0**-decimals * factor
+    if approx:
+        trailing = len(core) - len(core.rstrip("0"))
+        return 0.5 * 10.0**trailing * factor
+    return 0.5 * factor
 
 
-def _numbers(text: str, *, skip_one: bool) -> list[Number]:
-    """Numbers of a (typography-folded) text: values from :func:`_text.extract_numbers`, plus "2018-19"
-    read as 2019 and the counted thing after each number."""
+def numbers_in(text: str, *, skip_one: bool = False) -> list[Number]:
+    """Numbers of a (typography-folded) text with their kind, from :func:`_text.extract_numbers`, "2018-19"
+    read as 2019, scale suffixes ("1.9m"), currencies, units (GW = 1,000 MW; bps = 0.01 percentage points)
+    and the counted thing after each number."""
     out: list[Number] = []
     for m in extract_numbers(text):
         low = m.text.lower()
         if skip_one and low in ("one", "zero"):
             continue  # "one of the ..." is rarely a checkable quantity
         value = float(m.value)
+        written_m = re.search(r"\d[\d,]*(?:\.\d+)?", m.text)
+        written = written_m.group() if written_m else str(int(value))
+        mantissa = float(written.replace(",", "")) if written_m else value
+        factor = value / mantissa if mantissa else 1.0
+        before = text[max(0, m.start - 20) : m.start].lower().split()
+        approx = bool(before) and before[-1] in _APPROX
+        last2 = " ".join(before[-2:])
+        bound = ""
+        if last2 in _MIN_BOUND or (before and before[-1] in _MIN_BOUND):
+            bound = "min"
+        elif last2 in _MAX_BOUND or (before and before[-1] in _MAX_BOUND):
+            bound = "max"
+        kind = ""
+        end = m.end
+        if m.percent:
+            kind = "percent"
+        elif m.text[:1] in _CURRENCY_SIGNS:
+            kind = "currency:" + _CURRENCY_SIGNS[m.text[0]]
         if len(low) == 2 and low.isdigit() and m.start >= 5 and text[m.start - 1] == "-":
             prev = text[m.start - 5 : m.start - 1]
             if prev.isdigit():
-                value = float(int(prev) // 100 * 100 + int(low))
-        suffix = _SCALE_SUFFIX_RE.search(low)
-        if suffix and value < 1e4 and not m.percent:
-            value *= _SCALE_SUFFIX[suffix.group(1)]  # "1.9m", "2bn" without a currency sign
-        unit = ""
-        for w in _TOKEN_RE.findall(text[m.end : m.end + 40].lower()):
-            k = word_key(w)
-            if k is not None:
-                unit = k
-                break
-        written = re.match(r"[^\d]*(\d[\d,]*(?:\.\d+)?)", m.text)
-        mantissa = float(written.group(1).replace(",", "")) if written else value
-        out.append(Number(value, m.text, _significant_digits(m.text), unit, m.start, m.percent, mantissa))
+                value = float(int(prev) // 100 * 100 + int(low))  # "2018-19"
+                mantissa, factor = value, 1.0
+        suffix = _SUFFIX_RE.search(low)
+        if suffix and not kind and factor == 1.0:
+            factor = _SCALE_WORDS[suffix.group(1)]  # "1.9m", "2bn" without a currency sign
+            value = mantissa * factor
+        after = _AFTER_NUMBER_RE.match(text, end)
+        word = ""
+        if after is not None:
+            scale = after.group("scale")
+            if scale and factor == 1.0 and not m.percent and (scale.lower() not in "kmb" or kind):
+                factor = _SCALE_WORDS[scale.lower()]
+                value = mantissa * factor
+            elif scale and scale.lower() in "kmb" and not kind and factor == 1.0 and value < 1e4:
+                factor = _SCALE_WORDS[scale.lower()]  # "1.9m", "2bn": a scale suffix without a sign
+                value = mantissa * factor
+            word = (after.group("word") or "").lower()
+        if not kind:
+            if word in ("bps", "bp", "basis"):
+                kind, value, factor = "percent", value / 100.0, factor / 100.0
+            elif word in _UNITS:
+                dim, f = _UNITS[word]
+                kind, value, factor = "unit:" + dim, value * f, factor * f
+            elif word in _CURRENCY_WORDS:
+                kind = "currency:" + _CURRENCY_WORDS[word]
+            elif value == int(value) and 1200 <= value <= 2100 and factor == 1.0 and "," not in m.text:
+                kind = "year"
+            elif value == int(value) and 1 <= value <= 31 and _next_to_month(text, m.start, end, word):
+                kind = "day"
+            else:
+                unit = ""
+                for w in _TOKEN_RE.findall(text, end, min(len(text), end + 40)):
+                    k = word_key(w)
+                    if k is not None:
+                        unit = k
+                        break
+                kind = "count:" + unit if unit else ""
+        half = 0.0 if kind in ("year", "day") else _half_step(written, factor, approx)
+        out.append(Number(value, m.text, kind, half, approx, mantissa, m.start, bound))
     return out
 
 
-def number_matches(num: Number, values: Sequence[float]) -> bool:
-    """Whether ``num`` equals one of ``values``, exactly or as the claim rounded it ("about 3.5 million"
-    matches 3,482,000)."""
-    if num.value in values:
+def _is_month(word: str) -> bool:
+    return word in _MONTHS or word.rstrip(".") in _MONTH_ABBR
+
+
+def _next_to_month(text: str, start: int, end: int, word_after: str) -> bool:
+    """Whether a number is a day of the month ("March 1", "1 March", "the 1st of March")."""
+    if _is_month(word_after):
         return True
-    if num.value == 0 or num.year_like or num.digits < 2:
+    if word_after in ("of", "st", "nd", "rd", "th"):
+        nxt = text[end : end + 24].lower().split()
+        return any(_is_month(w) for w in nxt[:3])
+    before = text[max(0, start - 12) : start].lower().split()
+    return bool(before) and _is_month(before[-1])
+
+
+def number_matches(num: Number, others: Sequence[Number]) -> bool:
+    """Whether ``num`` is one of ``others``: the same value, or one a rounding of the other to the precision
+    it was written with ("about 3.5 million" matches 3,482,000; "40%" matches 39.6%)."""
+    for o in others:
+        if not num.compatible(o):
+            continue
+        if o.value == num.value:
+            return True
+        if (num.bound == "min" and o.value >= num.value) or (num.bound == "max" and o.value <= num.value):
+            return True  # "more than 2,000" is borne out by 2,314
+        if num.is_year or num.kind == "day":
+            continue
+        diff = abs(o.value - num.value)
+        if diff <= num.half_step + 1e-9 * abs(num.value) or diff <= o.half_step + 1e-9 * abs(o.value):
+            return True
+        if (num.approx or o.approx) and diff <= 0.03 * max(abs(num.value), abs(o.value)):
+            return True
+    return False
+
+
+# --- the finer reading of a sentence --------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Name:
+    """A capitalised span: a person, an organisation, a place or a title."""
+
+    keys: tuple[str, ...]
+    text: str
+    #: "place", "org", "person" or "" (unknown).
+    type: str
+    #: Index of the span's first and last token.
+    first: int
+    last: int
+
+
+@dataclass(slots=True)
+class Reading:
+    """The finer reading of one sentence (or a claim): tokens, names, numbers, cues."""
+
+    words: list[str]
+    lower: list[str]
+    wkeys: list[str | None]
+    stems: list[str]
+    stem_set: frozenset[str]
+    keys: frozenset[str]
+    names: list[Name]
+    numbers: list[Number]
+    #: (cue, content keys in its scope) for every negation cue.
+    negations: list[tuple[str, frozenset[str]]]
+    #: The first content key after each (non-contrastive) negation cue -> the cue: what is denied.
+    negated_heads: dict[str, str]
+    #: Keys said at least once outside every negation scope.
+    affirmed: frozenset[str]
+    #: Keys negated by a prefix ("unknown" -> "known", "non-profit" -> "profit").
+    prefix_negated: frozenset[str]
+    #: Universal classes present, with the word that says it.
+    universal: dict[str, str]
+    limiters: list[str]
+    causal: list[str]
+    correlational: list[str]
+    months: frozenset[str]
+
+
+def read(text: str, *, skip_one: bool = False, numbers: list[Number] | None = None) -> Reading:
+    """The finer reading of a sentence or claim (typography-folded text); ``numbers`` when already known."""
+    words = _RICH_TOKEN_RE.findall(text)
+    lower = [w.lower() for w in words]
+    get = _KEY_CACHE.__getitem__
+    wkeys = [get(w) if w[0].isalnum() else None for w in lower]
+    stems = [_STEM_CACHE[w] if w[0].isalpha() else w for w in lower]
+    stem_set = frozenset(stems)
+    if numbers is None:
+        numbers = numbers_in(text, skip_one=skip_one) if _has_number(text) else []
+    negations: list[tuple[str, frozenset[str]]] = []
+    heads: dict[str, str] = {}
+    in_scope: set[int] = set()
+    prefix_negated: set[str] = set()
+    universal: dict[str, str] = {}
+    limiters: list[str] = []
+    causal: list[str] = []
+    correlational: list[str] = []
+    n = len(lower)
+    flags_of = _WORD_FLAGS.get
+    for i, w in enumerate(lower):
+        fl = flags_of(w, 0)
+        if len(w) >= 6 and (w[:2] == "un" or w[:3] == "non") and w.isalpha():
+            k = get(w[3:] if w[:3] == "non" else w[2:])
+            if k:
+                prefix_negated.add(k)  # "unknown" -> known, "nonprofit" -> profit
+        if not fl:
+            if not w.endswith("n't"):
+                continue
+            fl = _F_NEG
+        if fl & _F_NEG:
+            cue = _negation_cue(lower, i)
+            if cue:
+                if cue not in _CONTRASTIVE:
+                    at = i + 2 if cue == "no longer" else i + 1
+                    head = next((k for k in wkeys[at : at + _SCOPE] if k), None)
+                    if head is not None:
+                        heads.setdefault(head, cue)
+                scope: set[str] = set()
+                for j in range(i + 1, min(n, i + 1 + _SCOPE)):
+                    if lower[j] in _CLAUSE_BREAKS:
+                        break
+                    in_scope.add(j)
+                    k = wkeys[j]
+                    if k:
+                        scope.add(k)
+                negations.append((cue, frozenset(scope)))
+        if fl & _F_NON and i + 1 < n:
+            k = wkeys[i + 1]  # "non-profit" -> profit
+            if k:
+                prefix_negated.add(k)
+        if fl & _F_UNIVERSAL:
+            nxt = lower[i + 1] if i + 1 < n else ""
+            if not (w == "only" and _only_is_comparative(lower, i)) and not (
+                w in ("every", "each", "all") and nxt in _TIME_WORDS
+            ):
+                for cls, vocab in UNIVERSAL.items():
+                    if w in vocab:
+                        universal.setdefault(cls, words[i])
+        if fl & _F_LIMIT:
+            limiters.append(words[i])
+        if fl & _F_CAUSAL and not _weak_causal(lower, i):
+            causal.append(words[i])
+        if fl & _F_CORREL and not (w == "may" and words[i] == "May"):
+            correlational.append(words[i])
+    affirmed = frozenset(k for j, k in enumerate(wkeys) if k and j not in in_scope)
+    if "ross" in text or "round" in text or "hroughout" in text or "over" in text:
+        geo = _GEO_PHRASE_RE.search(text)
+        if geo is not None:
+            universal.setdefault("geo", geo.group())
+            universal.setdefault("all", geo.group())
+    causal.extend(m.group() for m in _CAUSAL_PHRASE_RE.finditer(text))
+    correlational.extend(m.group() for m in _CORRELATIONAL_PHRASE_RE.finditer(text))
+    months = frozenset(k for k in wkeys if k in MONTH_KEYS and k != "may") | (
+        {"may"} if any(w == "May" for w in words) else frozenset()
+    )
+    keys = frozenset(k for k in wkeys if k)
+    return Reading(
+        words=words,
+        lower=lower,
+        wkeys=wkeys,
+        stems=stems,
+        stem_set=stem_set,
+        keys=keys,
+        names=_names(words, lower, wkeys),
+        numbers=numbers,
+        negations=negations,
+        negated_heads=heads,
+        affirmed=affirmed,
+        prefix_negated=frozenset(prefix_negated - keys),
+        universal=universal,
+        limiters=limiters,
+        causal=causal,
+        correlational=correlational,
+        months=months,
+    )
+
+
+_F_NEG, _F_NON, _F_UNIVERSAL, _F_LIMIT, _F_CAUSAL, _F_CORREL = 1, 2, 4, 8, 16, 32
+_WORD_FLAGS: dict[str, int] = {}
+for _flag, _vocab in (
+    (
+        _F_NEG,
+        NEGATIONS | {"lack", "lacks", "lacked", "lacking", "fail", "failed", "fails", "rather", "instead"},
+    ),
+    (_F_UNIVERSAL, frozenset().union(*UNIVERSAL.values())),
+    (_F_LIMIT, LIMITERS),
+    (_F_CAUSAL, CAUSAL),
+    (_F_CORREL, CORRELATIONAL),
+):
+    for _w in _vocab:
+        _WORD_FLAGS[_w] = _WORD_FLAGS.get(_w, 0) | _flag
+_WORD_FLAGS["non"] = _WORD_FLAGS.get("non", 0) | _F_NON
+
+
+def _has_number(text: str) -> bool:
+    return any(c.isdigit() for c in text) or _NUMBER_WORDS_RE.search(text) is not None
+
+
+def _only_is_comparative(lower: Sequence[str], i: int) -> bool:
+    """ "only 11%", "only two", "not only", "only a few": a comparison or a conjunction, not exclusivity."""
+    if lower[i] != "only":
         return False
-    mag = math.floor(math.log10(abs(num.value)))
-    half_step = 10.0 ** (mag - num.digits + 1) / 2
-    return any(v and abs(v - num.value) <= half_step + 1e-9 * abs(num.value) for v in values)
+    nxt = lower[i + 1] if i + 1 < len(lower) else ""
+    prev = lower[i - 1] if i > 0 else ""
+    return nxt[:1].isdigit() or nxt in _NUMBER_WORD_SET or prev == "not" or nxt in ("a", "about", "after")
+
+
+_NUMBER_WORD_SET = frozenset(
+    [
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+        "twenty",
+        "thirty",
+        "forty",
+        "fifty",
+        "hundred",
+    ]
+)
+
+
+def _weak_causal(lower: Sequence[str], i: int) -> bool:
+    """Cue words that are causal only in some uses: "led" only as "led to/by", "thanks" only as "thanks to",
+    "owing" only as "owing to", "driver" of a car, "responsible for"."""
+    w = lower[i]
+    nxt = lower[i + 1] if i + 1 < len(lower) else ""
+    if w == "led":
+        return nxt not in ("to", "by")
+    if w in ("thanks", "owing"):
+        return nxt != "to"
+    if w == "responsible":
+        return nxt != "for"
+    if w in ("cause", "causes", "effect", "impact", "reason", "reasons"):
+        prev = lower[i - 1] if i > 0 else ""
+        return prev in ("the", "a", "an", "its", "their", "main", "root", "no", "this", "that")
+    return False
+
+
+def _negation_cue(lower: Sequence[str], i: int) -> str:
+    w = lower[i]
+    nxt = lower[i + 1] if i + 1 < len(lower) else ""
+    if w in ("lack", "lacks", "lacked", "lacking"):
+        return (
+            w if nxt == "of" or i == 0 or lower[i - 1] in ("a", "the", "its", "their") or w != "lack" else ""
+        )
+    if w in ("fail", "failed", "fails", "failing"):
+        return w if nxt == "to" else ""
+    if (w == "rather" and nxt == "than") or (w == "instead" and nxt == "of"):
+        return w + " " + nxt  # "the cement savings, rather than the stored CO2"
+    if w not in NEGATIONS and not w.endswith("n't"):
+        return ""
+    if w == "not" and nxt == "only":
+        return ""
+    if w == "no" and nxt in _NO_BOUND:
+        return ""
+    if w == "no" and nxt == "longer":
+        return "no longer"
+    if w == "without" and nxt.endswith("ing"):
+        return ""  # "without reducing yields": a manner, not a denial
+    return w
+
+
+def _names(words: Sequence[str], lower: Sequence[str], wkeys: Sequence[str | None]) -> list[Name]:
+    """Capitalised spans; a sentence-initial word only when a capitalised word follows, when it is a country
+    or an acronym."""
+    out: list[Name] = []
+    n = len(words)
+    i = 0
+    while i < n:
+        w = words[i]
+        if not _is_cap(w, lower[i]):
+            i += 1
+            continue
+        if i == 0 or (i > 0 and words[i - 1] in ("(", ":")):
+            nxt_cap = i + 1 < n and _is_cap(words[i + 1], lower[i + 1])
+            if not (nxt_cap or wkeys[i] in COUNTRY_KEYS or (w.isupper() and len(w) > 1)):
+                i += 1
+                continue
+        j = i
+        while True:
+            if j + 1 < n and _is_cap(words[j + 1], lower[j + 1]):
+                j += 1
+            elif j + 2 < n and lower[j + 1] in _NAME_JOINERS and _is_cap(words[j + 2], lower[j + 2]):
+                j += 2
+            else:
+                break
+        a = i
+        while a < j and lower[a] in _PERSON_CUES:
+            a += 1  # "Director Maria Lopes": the title is not part of the name, but says it is a person
+        keys = tuple(k for k in wkeys[a : j + 1] if k and k not in MONTH_KEYS)
+        if keys:
+            kind = "person" if a > i else _name_type(keys, lower, i, j)
+            out.append(Name(keys, " ".join(words[a : j + 1]), kind, a, j))
+        i = j + 1
+    return out
+
+
+def _is_cap(word: str, low: str) -> bool:
+    if not word[:1].isupper() or low in _NOT_NAME_WORDS or low in _WEEKDAYS:
+        return False
+    return not (low in _MONTH_ABBR or low in _MONTHS)
+
+
+def _name_type(keys: tuple[str, ...], lower: Sequence[str], i: int, j: int) -> str:
+    if any(k in _ORG_WORDS for k in keys):
+        return "org"
+    if len(keys) == 1 and keys[0] in COUNTRY_KEYS:
+        return "place"
+    before = lower[i - 1] if i > 0 else ""
+    after = lower[j + 1] if j + 1 < len(lower) else ""
+    after2 = lower[j + 2] if j + 2 < len(lower) else ""
+    if before in _PERSON_CUES or after in _PERSON_CUES or (after == "," and after2 in _PERSON_CUES):
+        return "person"
+    if len(keys) == 1 and before in ("in", "at", "near", "across"):
+        return "place"
+    return ""
 
 
 # --- evidence -----------------------------------------------------------------------------------------
@@ -320,7 +1100,7 @@ def number_matches(num: Number, values: Sequence[float]) -> bool:
 
 @dataclass(slots=True)
 class EvidenceIndex:
-    """One evidence text, split into sentences and tokenised once."""
+    """One evidence text, split into sentences and tokenised once; finer readings on demand."""
 
     text: str
     spans: list[tuple[int, int]]
@@ -330,7 +1110,9 @@ class EvidenceIndex:
     postings: dict[str, list[int]]
     #: first 5 letters of a key -> sentence ids (a weaker, morphological match: "musician" ~ "music").
     prefixes: dict[str, list[int]]
-    _numbers: tuple[list[Number], list[int]] | None = None
+    _readings: dict[int, Reading] = field(default_factory=dict)
+    _digits: tuple[Any, Any] | None = None
+    _numbers: dict[int, list[Number]] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.spans)
@@ -339,23 +1121,67 @@ class EvidenceIndex:
         a, b = self.spans[i]
         return self.text[a:b]
 
-    def numbers(self) -> tuple[list[Number], list[int]]:
-        """The numbers of the text and the sentence of each (computed on first use: most claims have none)."""
-        if self._numbers is None:
-            nums: list[Number] = []
-            where: list[int] = []
+    def reading(self, i: int) -> Reading:
+        r = self._readings.get(i)
+        if r is None:
+            r = read(self.sentence(i), numbers=self.sentence_numbers(i))
+            self._readings[i] = r
+        return r
+
+    def sentence_numbers(self, i: int) -> list[Number]:
+        got = self._numbers.get(i)
+        if got is None:
+            text = self.sentence(i)
+            got = numbers_in(text) if _has_number(text) else []
+            self._numbers[i] = got
+        return got
+
+    def digit_runs(self) -> tuple[Any, Any]:
+        """Significands (see :func:`_significand`) and sentences of every digit run in the text, as numpy
+        arrays: a cheap prefilter for numbers."""
+        if self._digits is None:
+            import numpy as np
+
+            runs = [(m.start(), m.group().replace(",", "")) for m in _DIGITS_RE.finditer(self.text)]
+            values = np.array([float(d) for _, d in runs], dtype=np.float64)
+            positive = values > 0
+            sig = np.ones(len(values), dtype=np.float64)
+            sig[positive] = values[positive] / 10.0 ** np.floor(np.log10(values[positive]))
+            starts = np.array([a for a, _ in self.spans], dtype=np.int64)
+            where = np.array([p for p, _ in runs], dtype=np.int64)
+            sent = np.searchsorted(starts, where, side="right") - 1
+            self._digits = (sig, sent)
+        return self._digits
+
+    def number_sentences(self, claim_numbers: Sequence[Number]) -> set[int]:
+        """Sentences that may hold one of ``claim_numbers`` (a digit run near its value or its mantissa, or a
+        number word)."""
+        import numpy as np
+
+        sig, sent = self.digit_runs()
+        if any(n.bound for n in claim_numbers):
+            out = set(sent.tolist())
+        else:
+            mask = np.zeros(len(sig), dtype=bool)
+            for n in claim_numbers:
+                # as close as the figure's rounding allows (at least 0.5%; 6% for an approximate figure)
+                rel = max(0.005, 1.5 * n.half_step / n.value if n.value else 0.0, 0.06 if n.approx else 0.0)
+                for t in {_significand(n.value), _significand(n.mantissa)}:
+                    d = np.abs(sig - t)
+                    mask |= (d <= rel * t + 1e-9) | (d >= 10.0 - 10.0 * rel - 1e-9)  # 9.96 rounds to 10
+            out = set(sent[mask].tolist())
+        if any(n.mantissa <= 100 and n.mantissa == int(n.mantissa) for n in claim_numbers):
             starts = [a for a, _ in self.spans]
-            todo = {bisect_right(starts, m.start()) - 1 for m in _NUMBERISH_RE.finditer(self.text)}
-            for i in sorted(todo):
-                if i < 0:
-                    continue
-                a, b = self.spans[i]
-                found = _numbers(self.text[a:b], skip_one=False)
-                if found:
-                    nums.extend(found)
-                    where.extend([i] * len(found))
-            self._numbers = (nums, where)
-        return self._numbers
+            out.update(bisect_right(starts, m.start()) - 1 for m in _NUMBER_WORDS_RE.finditer(self.text))
+        out.discard(-1)
+        return out
+
+
+def _significand(x: float) -> float:
+    """``x`` scaled into [1, 10): 3,400,000 and 3.4 both give 3.4."""
+    if x <= 0:
+        return 1.0
+    return x / 10.0 ** math.floor(math.log10(x))
 
 
 def index_text(text: str) -> EvidenceIndex:
@@ -371,21 +1197,23 @@ def index_text(text: str) -> EvidenceIndex:
         for m in _ISO_DATE_RE.finditer(text):
             i = bisect_right(starts, m.start()) - 1
             if i >= 0:
-                keys[i].append(_MONTHS[int(m.group(2)) - 1])
+                keys[i].append(stem(_MONTHS[int(m.group(2)) - 1]))
     postings: dict[str, list[int]] = {}
     for i, ks in enumerate(keys):
         for k in set(ks):
-            if k in postings:
-                postings[k].append(i)
-            else:
+            ids = postings.get(k)
+            if ids is None:
                 postings[k] = [i]
+            else:
+                ids.append(i)
     prefixes: dict[str, list[int]] = {}
     for k, ids in postings.items():
         if len(k) >= 6:
-            if k[:5] in prefixes:
-                prefixes[k[:5]].extend(ids)
-            else:
+            p = prefixes.get(k[:5])
+            if p is None:
                 prefixes[k[:5]] = list(ids)
+            else:
+                p.extend(ids)
     return EvidenceIndex(text, spans, keys, postings, prefixes)
 
 
@@ -399,18 +1227,21 @@ class ClaimInfo:
     terms: list[str]
     #: A readable word of the claim for each key (for reasons).
     surface: dict[str, str]
-    #: Keys written with a capital inside the sentence, or in capitals: names, places, titles, months.
+    #: Keys of the claim's names (capitalised spans).
     names: frozenset[str]
     numbers: list[Number]
     #: Pairs of consecutive content keys.
     bigrams: frozenset[tuple[str, str]]
-    negated: bool
-    #: Stems of all words (for quantity words).
-    stems: frozenset[str]
+    reading: Reading
     #: Content keys of each clause (split at commas, brackets and conjunctions).
-    clauses: list[list[str]] = field(default_factory=list)
-    #: The claim's first negation cue and the content keys right after its cues ("did not win" -> win).
-    negation_scope: tuple[str, frozenset[str]] = ("", frozenset())
+    clauses: list[list[str]]
+    #: The claim's first word (lower case) when it is capitalised only because it starts the sentence.
+    initial_key: str | None = None
+    term_set: frozenset[str] = frozenset()
+
+    @property
+    def negated(self) -> bool:
+        return bool(self.reading.negations)
 
 
 def _iso_month_words(text: str) -> str:
@@ -418,69 +1249,44 @@ def _iso_month_words(text: str) -> str:
 
 
 def analyse_claim(text: str) -> ClaimInfo:
-    text = fold_typography(text)
+    text = fold_typography(text).strip()
     text_x = _iso_month_words(text) if "-" in text else text
-    raw = _TOKEN_RE.findall(text_x)
+    r = read(text_x, skip_one=True)
     terms: list[str] = []
     surface: dict[str, str] = {}
-    names: set[str] = set()
     seq: list[str] = []
-    lower = [w.lower() for w in raw]
-    for i, (w, lw) in enumerate(zip(raw, lower, strict=True)):
-        k = word_key(lw)
+    for w, k in zip(r.words, r.wkeys, strict=True):
         if k is None:
             continue
         seq.append(k)
         if k not in surface:
             surface[k] = w
             terms.append(k)
-        if w[0].isupper() and (i > 0 or (w.isupper() and len(w) > 1)):
-            names.add(k)
+    names = {k for n in r.names for k in n.keys}
     clauses: list[list[str]] = []
     for part in _CLAUSE_SPLIT_RE.split(text_x):
-        ks = [k for k in (word_key(w) for w in _TOKEN_RE.findall(part.lower())) if k] if part else []
+        ks = [k for k in (word_key(w) for w in _TOKEN_RE.findall(part)) if k] if part else []
         if not ks:
             continue
         if clauses and (len(ks) < 2 or len(clauses[-1]) < 2):
             clauses[-1].extend(ks)
         else:
             clauses.append(ks)
+    initial = None
+    if r.words and r.words[0][:1].isupper() and r.wkeys[0] and not any(n.first == 0 for n in r.names):
+        initial = r.wkeys[0]
     return ClaimInfo(
         text=text,
         terms=terms,
         surface=surface,
         names=frozenset(names),
-        numbers=_numbers(text, skip_one=True),
+        numbers=r.numbers,
         bigrams=frozenset(pairwise(seq)),
-        negated=_negation_count(lower) % 2 == 1,
-        negation_scope=_negation_scope(lower),
-        stems=frozenset(stem(w) for w in lower),
+        reading=r,
         clauses=clauses,
+        initial_key=initial,
+        term_set=frozenset(terms),
     )
-
-
-def _is_negation(words: Sequence[str], i: int) -> bool:
-    w = words[i]
-    if w not in NEGATIONS and not w.endswith("n't"):
-        return False
-    nxt = words[i + 1] if i + 1 < len(words) else ""
-    if w == "not" and nxt == "only":
-        return False
-    return not (w == "no" and nxt in ("longer", "later", "more", "sooner", "less", "fewer"))
-
-
-def _negation_scope(words: Sequence[str]) -> tuple[str, frozenset[str]]:
-    cue = ""
-    scope: set[str] = set()
-    for i in range(len(words)):
-        if _is_negation(words, i):
-            cue = cue or words[i]
-            scope.update(k for k in map(word_key, words[i + 1 : i + 1 + _SCOPE]) if k)
-    return cue, frozenset(scope)
-
-
-def _negation_count(words: Sequence[str]) -> int:
-    return sum(1 for i in range(len(words)) if _is_negation(words, i))
 
 
 # --- features -----------------------------------------------------------------------------------------
@@ -494,24 +1300,31 @@ FEATURE_NAMES: tuple[str, ...] = (
     "recall_evidence",  # anywhere in the evidence
     "precision_window",  # share of the window's content words that are claim terms
     "bigram_window",  # share of the claim's consecutive term pairs found (in order, gap <= 1) in the window
-    "bigram_evidence",  # same, anywhere in the evidence
     "char_similarity",  # share of the claim's character 4-grams found in the window
     "clause_min_recall",  # recall of the worst-covered clause of the claim, anywhere in the evidence
-    "name_missing_window",  # share of the claim's names absent from the window
-    "name_missing_evidence",  # share of the claim's names absent from the evidence
+    "name_missing_window",  # share of the claim's name words absent from the window
+    "name_missing_evidence",  # share of the claim's name words absent from the evidence
     "number_missing_window",  # share of the claim's numbers absent from the window
     "number_missing_evidence",  # share of the claim's numbers absent from the evidence
     "missing_count",  # log(1 + number of claim terms absent from the evidence)
     "max_missing_weight",  # IDF of the rarest absent term / IDF of the rarest term
     "claim_length",  # log(1 + number of claim terms)
     "evidence_length",  # log(1 + number of evidence sentences): a short passage leaves context unsaid
-    # rule signals, penalised with fixed weights; 0 when absent, else a strength in (0, 1]: how closely the
-    # passage otherwise reads like the claim (a difference in a near-verbatim passage is a contradiction)
+    # rule signals: 0 when absent, else the passage's recall of the claim (see the module docstring)
+    "entity_missing",  # a name of the claim is neither in the passage nor in a sentence next to it
+    "entity_conflict",  # ... and the passage has another name of the same type in its place
+    "number_conflict",  # the passage gives another number of the same kind (not a year)
+    "date_conflict",  # the passage gives another year or month where the claim's is missing
     "negation_mismatch",  # the claim and the passage disagree on negation (scoped to shared words)
     "quantity_mismatch",  # the passage says the opposite quantity/direction word (more/less, rise/fall ...)
-    "number_conflict",  # the window gives another number of the same thing ("21 awards" vs "19 awards")
-    "name_conflict",  # half the claim's names are absent from the evidence, its other words in the passage
+    "scope_unsupported",  # a universal/absolute word of the claim has no counterpart in the passage
+    "scope_limited",  # ... and the passage limits or hedges (some, most, a count of things, reduced ...)
+    "causal_unsupported",  # the claim states a cause; the passage has no causal wording
+    "causal_hedged",  # ... and the passage says things only went together, or are uncertain
 )
+
+#: The rule signals among :data:`FEATURE_NAMES`.
+RULE_FEATURES: tuple[str, ...] = FEATURE_NAMES[FEATURE_NAMES.index("entity_missing") :]
 
 
 @dataclass(slots=True)
@@ -533,23 +1346,23 @@ class Features:
     missing_in_passage: list[str]
     #: Claim numbers found nowhere in the evidence.
     missing_numbers: list[str]
-    #: (claim number, passage number) pairs counting the same thing differently.
+    #: (claim number, passage number) pairs counting the same thing differently (dates included).
     conflicting_numbers: list[tuple[str, str]]
-    #: The negation cue that differs ("claim: not" or "passage: never"), or "".
+    #: What differs about negation ("the claim says 'not' but the passage does not"), or "".
     negation: str
     #: (claim word, passage word) opposite pairs.
     quantity: list[tuple[str, str]]
+    #: Names of the claim missing from the passage (and the sentences next to it).
+    missing_entities: list[str] = field(default_factory=list)
+    #: (claim name, passage name of the same type) pairs.
+    entity_conflicts: list[tuple[str, str]] = field(default_factory=list)
+    #: (claim universal word, passage limiting word or "") when the passage does not match the claim's reach.
+    scope: tuple[str, str] | None = None
+    #: (claim causal wording, passage correlational wording or "") when the passage does not state the cause.
+    causal: tuple[str, str] | None = None
 
     def vector(self) -> list[float]:
         return [self.values[name] for name in FEATURE_NAMES]
-
-
-def _scoped_negation(words: Sequence[str], wkeys: Sequence[str | None], terms: frozenset[str]) -> str:
-    """The first negation cue in ``words`` with a claim term within the next few words, or ""."""
-    for i in range(len(words)):
-        if _is_negation(words, i) and any(k in terms for k in wkeys[i + 1 : i + 1 + _SCOPE] if k):
-            return words[i]
-    return ""
 
 
 def extract(claim: ClaimInfo, evidence: Sequence[EvidenceIndex], *, candidates: int = 4) -> Features:
@@ -567,12 +1380,27 @@ def extract(claim: ClaimInfo, evidence: Sequence[EvidenceIndex], *, candidates: 
     widf = weights * idf
     wsum = float(weights.sum()) or 1.0
     widf_sum = float(widf.sum()) or 1.0
-    claim_values = [n.value for n in claim.numbers]
+
+    # numbers of the claim found in the evidence, and the sentences holding them
+    number_hit_sentences: list[set[int]] = [set() for _ in evidence]
+    found_numbers = [False] * len(claim.numbers)
+    if claim.numbers:
+        for e, ev in enumerate(evidence):
+            for s in sorted(ev.number_sentences(claim.numbers)):
+                nums = ev.sentence_numbers(s)
+                for c, cn in enumerate(claim.numbers):
+                    if number_matches(cn, nums) or any(
+                        (cn.is_year == pn.is_year) and {cn.value, cn.mantissa} & {pn.value, pn.mantissa}
+                        for pn in nums
+                    ):
+                        found_numbers[c] = True
+                        number_hit_sentences[e].add(s)
 
     # 1. cheap scan of every window of 1..3 sentences, from the inverted index
     found_anywhere = np.zeros(n_terms, dtype=np.float64)
     best_sentence = 0.0
     cands: list[tuple[float, int, int, int]] = []  # (rank score, evidence, first, last)
+    n_claim_numbers = len(claim.numbers)
     for e, ev in enumerate(evidence):
         n = len(ev)
         if n == 0:
@@ -589,10 +1417,8 @@ def extract(claim: ClaimInfo, evidence: Sequence[EvidenceIndex], *, candidates: 
         if n_terms:
             np.maximum(found_anywhere, pres.max(axis=1), out=found_anywhere)
         num_hits = np.zeros(n, dtype=np.float64)
-        if claim_values:
-            for num, s in zip(*ev.numbers(), strict=True):
-                if num.value in claim_values:
-                    num_hits[s] += 1.0
+        for s in number_hit_sentences[e]:
+            num_hits[s] = 1.0
         for size in (1, 2, 3):
             if size > n:
                 break
@@ -605,7 +1431,9 @@ def extract(claim: ClaimInfo, evidence: Sequence[EvidenceIndex], *, candidates: 
             scores = (widf @ win) / widf_sum if n_terms else np.zeros(m)
             if size == 1 and m:
                 best_sentence = max(best_sentence, float(((weights @ win) / wsum).max()) if n_terms else 0.0)
-            rank = scores + 0.1 * np.minimum(nh, len(claim_values)) / max(1, len(claim_values)) - 0.01 * size
+            rank = scores - 0.03 * (size - 1)
+            if n_claim_numbers:
+                rank = rank + 0.15 * np.minimum(nh, n_claim_numbers) / n_claim_numbers
             k = min(candidates, m)
             top = np.argpartition(-rank, k - 1)[:k] if m > k else np.arange(m)
             cands.extend((float(rank[s]), e, int(s), int(s) + size - 1) for s in top.tolist())
@@ -613,7 +1441,6 @@ def extract(claim: ClaimInfo, evidence: Sequence[EvidenceIndex], *, candidates: 
     cands = cands[:candidates]
 
     values = dict.fromkeys(FEATURE_NAMES, 0.0)
-    term_set = frozenset(terms)
     present = {t for i, t in enumerate(terms) if found_anywhere[i] >= 1.0}
     values["recall_evidence"] = float(weights @ found_anywhere) / wsum if n_terms else 0.0
     values["recall_sentence"] = best_sentence
@@ -627,29 +1454,8 @@ def extract(claim: ClaimInfo, evidence: Sequence[EvidenceIndex], *, candidates: 
     )
     names = [t for t in terms if t in claim.names]
     values["name_missing_evidence"] = sum(1 for t in names if t not in present) / len(names) if names else 0.0
-    all_values = (
-        [v for ev in evidence for n in ev.numbers()[0] for v in {n.value, n.mantissa}]
-        if claim.numbers
-        else []
-    )
-    missing_numbers = [n for n in claim.numbers if not number_matches(n, all_values)]
+    missing_numbers = [n for n, ok in zip(claim.numbers, found_numbers, strict=True) if not ok]
     values["number_missing_evidence"] = len(missing_numbers) / len(claim.numbers) if claim.numbers else 0.0
-    if claim.bigrams:
-        hit = 0
-        for a, b in claim.bigrams:
-            done = False
-            for ev in evidence:
-                pa, pb = ev.postings.get(a), ev.postings.get(b)
-                if not pa or not pb:
-                    continue
-                for s in sorted(set(pa) & set(pb)):
-                    if _has_bigram(ev.keys[s], a, b):
-                        done = True
-                        break
-                if done:
-                    break
-            hit += done
-        values["bigram_evidence"] = hit / len(claim.bigrams)
 
     # 2. finer signals on the best few windows; keep the one with the best combined evidence
     best: _Window | None = None
@@ -658,86 +1464,32 @@ def extract(claim: ClaimInfo, evidence: Sequence[EvidenceIndex], *, candidates: 
         if best is None or w.quality > best.quality + 1e-12:
             best = w
 
-    passage: Passage | None = None
-    conflicts: list[tuple[str, str]] = []
-    negation = ""
-    quantity: list[tuple[str, str]] = []
-    missing_in_passage: list[str] = []
-    if best is not None:
-        values.update(best.values)
-        ev = evidence[best.evidence]
-        passage = Passage(
-            best.evidence, best.first, best.last, ev.text[ev.spans[best.first][0] : ev.spans[best.last][1]]
-        )
-        union = best.presence.copy()
-        for _rank, e, first, last in cands[:3]:
-            ks = {k for j in range(first, last + 1) for k in evidence[e].keys[j]}
-            union = np.maximum(union, np.array([1.0 if x in ks else 0.0 for x in terms]))
-        values["recall_top3"] = float(weights @ union) / wsum if n_terms else 0.0
-        values["char_similarity"] = _char_similarity(claim.text, passage.text)
-        missing_in_passage = [claim.surface[x] for x in terms if x in present and x not in best.keys]
-        # a claim number missing from the passage while the passage gives another number of the same kind
-        passage_values = [v for pn in best.numbers for v in {pn.value, pn.mantissa}]
-        for cn in claim.numbers:
-            if number_matches(cn, passage_values) or (cn.year_like and cn not in missing_numbers):
-                continue  # a year is checked against the whole evidence (dates sit in headers)
-            for pn in best.numbers:
-                if pn.value != cn.value and cn.same_kind(pn):
-                    conflicts.append((cn.text, pn.text))
-                    break
-        # negation and quantity words: judged sentence by sentence in the passage, only in sentences that
-        # hold a good share of the claim (elsewhere a "not" is about something else); the strength of a
-        # mismatch is that share or the passage's recall of the claim, whichever is larger
-        ev = evidence[best.evidence]
-        neg_strength = quant_strength = 0.0
-        claim_cue, claim_scope = claim.negation_scope
-        for j in range(best.first, best.last + 1):
-            ks = set(ev.keys[j])
-            r = sum(float(weights[i]) for i, x in enumerate(terms) if x in ks) / wsum if n_terms else 0.0
-            if r < ALIGNED_RECALL:
-                continue
-            words_p = [x.lower() for x in _TOKEN_RE.findall(ev.sentence(j))]
-            wkeys_p = [word_key(x) for x in words_p]
-            neg_p = _scoped_negation(words_p, wkeys_p, term_set)
-            if claim_cue and not neg_p and claim_scope & ks and r > neg_strength:
-                negation = f"the claim says {claim_cue!r} but the passage does not"
-                neg_strength = r
-            elif neg_p and not claim_cue and r > neg_strength:
-                negation = f"the passage says {neg_p!r} but the claim does not"
-                neg_strength = r
-            stems_p = [stem(x) for x in words_p]
-            stems_p_set = frozenset(stems_p)
-            for word in claim.stems & _ANTONYM_OF.keys():
-                if word in stems_p_set or (_ANTONYM_OF[word] & claim.stems):
-                    continue
-                if word in DIRECTION_UP or word in DIRECTION_DOWN:
-                    same_side = DIRECTION_UP if word in DIRECTION_UP else DIRECTION_DOWN
-                    if same_side & stems_p_set:
-                        continue  # the passage also says the claim's direction
-                for opposite in sorted(_ANTONYM_OF[word] & stems_p_set):
-                    if _near_claim_term(stems_p, wkeys_p, opposite, term_set):
-                        if (word, opposite) not in quantity:
-                            quantity.append((word, opposite))
-                        quant_strength = max(quant_strength, r)
-                        break
-        closeness = values["recall_window"]
-        values["negation_mismatch"] = max(neg_strength, closeness) if negation else 0.0
-        values["quantity_mismatch"] = max(quant_strength, closeness) if quantity else 0.0
-        values["number_conflict"] = values["recall_window"] if conflicts else 0.0
-        others = [i for i, x in enumerate(terms) if x not in claim.names]
-        if values["name_missing_evidence"] >= 0.5 and others:
-            rest = sum(float(best.presence[i]) for i in others) / len(others)
-            values["name_conflict"] = rest if rest >= 0.8 else 0.0
-    return Features(
+    feats = Features(
         values=values,
-        passage=passage,
+        passage=None,
         missing_terms=[claim.surface[x] for x in terms if x not in present],
-        missing_in_passage=missing_in_passage,
+        missing_in_passage=[],
         missing_numbers=[n.text for n in missing_numbers],
-        conflicting_numbers=conflicts,
-        negation=negation,
-        quantity=sorted(quantity),
+        conflicting_numbers=[],
+        negation="",
+        quantity=[],
     )
+    if best is None:
+        return feats
+    values.update(best.values)
+    ev = evidence[best.evidence]
+    feats.passage = Passage(
+        best.evidence, best.first, best.last, ev.text[ev.spans[best.first][0] : ev.spans[best.last][1]]
+    )
+    union = best.presence.copy()
+    for _rank, e, first, last in cands[:3]:
+        ks = {k for j in range(first, last + 1) for k in evidence[e].keys[j]}
+        union = np.maximum(union, np.array([1.0 if x in ks else 0.0 for x in terms]))
+    values["recall_top3"] = float(weights @ union) / wsum if n_terms else 0.0
+    values["char_similarity"] = _char_similarity(claim.text, feats.passage.text)
+    feats.missing_in_passage = [claim.surface[x] for x in terms if x in present and x not in best.keys]
+    _rules(claim, ev, best, feats, weights, wsum)
+    return feats
 
 
 @dataclass(slots=True)
@@ -765,6 +1517,7 @@ def _window_signals(
     import numpy as np
 
     terms = claim.terms
+    pres_terms = claim.term_set
     keys_w = [k for j in range(first, last + 1) for k in ev.keys[j]]
     set_w = set(keys_w)
     pref_w = {k[:5] for k in set_w if len(k) >= 6}
@@ -778,17 +1531,25 @@ def _window_signals(
     f["recall_window"] = float(weights @ pres) / wsum if terms else 0.0
     f["recall_window_idf"] = float(widf @ pres) / widf_sum if terms else 0.0
     f["precision_window"] = len(set_w.intersection(terms)) / len(set_w) if set_w else 0.0
-    f["bigram_window"] = (
-        sum(1 for a, b in claim.bigrams if _has_bigram(keys_w, a, b)) / len(claim.bigrams)
-        if claim.bigrams
-        else 0.0
-    )
+    if claim.bigrams:
+        pos: dict[str, set[int]] = {}
+        for i, k in enumerate(keys_w):
+            if k in claim.names or k in pres_terms:
+                pos.setdefault(k, set()).add(i)
+        hits = 0
+        for a, b in claim.bigrams:
+            pa, pb = pos.get(a), pos.get(b)
+            if pa and pb and any(i + 1 in pb or i + 2 in pb for i in pa):
+                hits += 1
+        f["bigram_window"] = hits / len(claim.bigrams)
+    else:
+        f["bigram_window"] = 0.0
     f["name_missing_window"] = sum(1 for x in names if x not in set_w) / len(names) if names else 0.0
     nums: list[Number] = []
     if claim.numbers:
-        nums = [num for num, j in zip(*ev.numbers(), strict=True) if first <= j <= last]
-        values = [v for num in nums for v in {num.value, num.mantissa}]
-        missing = sum(1 for n in claim.numbers if not number_matches(n, values))
+        for j in range(first, last + 1):
+            nums.extend(ev.sentence_numbers(j))
+        missing = sum(1 for n in claim.numbers if not number_matches(n, nums))
         f["number_missing_window"] = missing / len(claim.numbers)
     else:
         f["number_missing_window"] = 0.0
@@ -796,21 +1557,216 @@ def _window_signals(
         f["recall_window_idf"]
         + 0.3 * f["bigram_window"]
         - 0.2 * f["number_missing_window"]
-        - 0.01 * (last - first)
+        - 0.03 * (last - first)
     )
     return _Window(e, first, last, f, pres, set_w, nums, quality)
 
 
-def _has_bigram(keys: Sequence[str], a: str, b: str) -> bool:
-    """Whether ``b`` follows ``a`` in ``keys`` with at most one key between them."""
-    return any(k == a and b in keys[i + 1 : i + 3] for i, k in enumerate(keys))
+def _rules(
+    claim: ClaimInfo, ev: EvidenceIndex, best: _Window, feats: Features, weights: Any, wsum: float
+) -> None:
+    """The rule signals on the best window (see the module docstring)."""
+    values = feats.values
+    terms = claim.terms
+    term_set = frozenset(terms)
+    cr = claim.reading
+    closeness = values["recall_window"]
+    first, last = best.first, best.last
+    window = [ev.reading(j) for j in range(first, last + 1)]
+    lo, hi = max(0, first - 1), min(len(ev) - 1, last + 1)
+    around = [ev.reading(j) for j in range(lo, hi + 1) if j < first or j > last]
+    # aligned sentences: those holding a good share of the claim (and always the best one)
+    recalls = [
+        sum(float(weights[i]) for i, x in enumerate(terms) if x in r.keys) / wsum if terms else 0.0
+        for r in window
+    ]
+    top = max(recalls) if recalls else 0.0
+    aligned = [r for r, rc in zip(window, recalls, strict=True) if rc >= ALIGNED_RECALL or rc == top]
+    strength = max(closeness, top)
+
+    # names
+    window_keys = set().union(*(r.keys for r in window))
+    around_keys = set().union(*(r.keys for r in around)) if around else set()
+    claim_names = list(cr.names)
+    if claim.initial_key and ev.postings.get(claim.initial_key):
+        # a sentence-initial word is a name when the evidence writes it capitalised mid-sentence
+        for s in ev.postings[claim.initial_key][:3]:
+            rd = ev.reading(s)
+            if any(claim.initial_key in n.keys for n in rd.names):
+                claim_names.append(Name((claim.initial_key,), cr.words[0], "", 0, 0))
+                break
+    # the predicate sentence: the window sentence holding most of the claim's words other than names
+    others = [i for i, x in enumerate(terms) if x not in claim.names]
+    other_w = sum(float(weights[i]) for i in others) or 1.0
+    pred_recall = [sum(float(weights[i]) for i in others if terms[i] in r.keys) / other_w for r in window]
+    pred = window[max(range(len(window)), key=lambda j: (pred_recall[j], recalls[j]))]
+    rest = sum(float(best.presence[i]) for i in others) / len(others) if others else closeness
+    name_strength = max(rest, closeness)
+    claim_name_keys = {k for nm in claim_names for k in nm.keys}
+    missing: list[Name] = []
+    for nm in claim_names:
+        in_window = all(k in window_keys for k in nm.keys) or (
+            nm.keys[-1] in window_keys and all(k in ev.postings for k in nm.keys)
+        )  # "Lopes" in the passage, "Maria Lopes" elsewhere
+        if not in_window and not all(k in window_keys or k in around_keys for k in nm.keys):
+            missing.append(nm)  # not even linked in the next or previous sentence
+        if in_window and all(k in pred.keys for k in nm.keys[-1:]):
+            continue
+        # missing where the claim's predicate is: a name of the same type, or in the same slot, is a rival
+        rival = _rival(nm, cr, pred, claim_name_keys)
+        if rival is not None:
+            feats.entity_conflicts.append((nm.text, rival.text))
+    if missing and claim_names:
+        values["entity_missing"] = name_strength * len(missing) / len(claim_names)
+        feats.missing_entities = [nm.text for nm in missing]
+    if feats.entity_conflicts:
+        values["entity_conflict"] = (
+            name_strength * pred_recall[window.index(pred)] if others else name_strength
+        )
+
+    # numbers and dates
+    near_numbers = [n for r in (*window, *around) for n in r.numbers]
+    aligned_numbers = [n for r in aligned for n in r.numbers]
+    for cn in claim.numbers:
+        if number_matches(cn, near_numbers):
+            continue
+        rival_n = next((pn for pn in aligned_numbers if cn.comparable(pn) and pn.value != cn.value), None)
+        if rival_n is not None:
+            feats.conflicting_numbers.append((cn.text, rival_n.text))
+            key = "date_conflict" if cn.is_year else "number_conflict"
+            values[key] = strength
+    near_months = set().union(*(r.months for r in (*window, *around)))
+    for mo in sorted(cr.months):
+        if mo in near_months:
+            continue
+        rival_m = sorted(set().union(*(r.months for r in aligned)) - cr.months)
+        if rival_m:
+            feats.conflicting_numbers.append((claim.surface.get(mo, mo), rival_m[0].capitalize()))
+            values["date_conflict"] = strength
+
+    # negation, scoped to words: a claim word said only under a negation on one side and plainly on the other
+    p_neg = {k: cue for r in window for k, cue in r.negated_heads.items() if k in term_set}
+    p_aff = set().union(*(r.affirmed for r in window)) & term_set
+    p_negated_sentences = set().union(*(r.keys for r in window if r.negations or r.prefix_negated))
+    p_prefix = set().union(*(r.prefix_negated for r in window))
+    c_neg = cr.negated_heads
+    for k in terms:
+        if k in p_neg and k not in p_aff and k in cr.affirmed and not cr.negations and not cr.prefix_negated:
+            feats.negation = (
+                f"the passage says {p_neg[k]!r} about {claim.surface[k]!r} but the claim does not"
+            )
+        elif k in c_neg and k not in cr.affirmed and k in p_aff and k not in p_negated_sentences:
+            feats.negation = (
+                f"the claim says {c_neg[k]!r} about {claim.surface[k]!r} but the passage does not"
+            )
+        elif k in cr.prefix_negated and k in p_aff and k not in p_prefix:
+            feats.negation = (
+                f"the claim negates {claim.surface.get(k, k)!r} by a prefix but the passage does not"
+            )
+        elif k in p_prefix and k in cr.affirmed and k not in cr.prefix_negated and not cr.negations:
+            feats.negation = f"the passage negates {claim.surface[k]!r} by a prefix but the claim does not"
+        if feats.negation:
+            break
+    for k in sorted(cr.prefix_negated - term_set):
+        if not feats.negation and k in p_aff - p_prefix:
+            feats.negation = f"the claim negates {k!r} by a prefix but the passage does not"
+    if feats.negation:
+        values["negation_mismatch"] = strength
+
+    # opposite quantity / direction words near shared words
+    claim_stems = cr.stem_set
+    for r in aligned:
+        for word in sorted(claim_stems & _ANTONYM_OF.keys()):
+            if word in r.stem_set or (_ANTONYM_OF[word] & claim_stems):
+                continue
+            if word in DIRECTION_UP or word in DIRECTION_DOWN:
+                same_side = DIRECTION_UP if word in DIRECTION_UP else DIRECTION_DOWN
+                if same_side & r.stem_set:
+                    continue  # the passage also says the claim's direction
+            for opposite in sorted(_ANTONYM_OF[word] & r.stem_set):
+                if _near_claim_term(r.stems, r.wkeys, opposite, term_set):
+                    if (word, opposite) not in feats.quantity:
+                        feats.quantity.append((word, opposite))
+                    break
+    if feats.quantity:
+        values["quantity_mismatch"] = strength
+
+    # scope: universal / absolute words
+    passage_universal: dict[str, str] = {}
+    for r in window:
+        for cls, w in r.universal.items():
+            passage_universal.setdefault(cls, w)
+    for cls, word in cr.universal.items():
+        if cls in passage_universal or (cls == "geo" and "all" in passage_universal):
+            continue
+        if cls == "none" and any(r.negations for r in aligned):
+            continue  # "none of them" is matched by a negation ("no deaths")
+        if cls == "only" and "all" in passage_universal:
+            continue
+        limiter = ""
+        for r in (*aligned, *around):
+            if r.limiters:
+                limiter = r.limiters[0]
+                break
+            if cls == "eliminate":
+                part = next((r.words[i] for i, w in enumerate(r.lower) if w in PARTIAL_CHANGE), None)
+                if part:
+                    limiter = part
+                    break
+            if cls in ("all", "geo"):
+                cnt = next((n for n in r.numbers if n.kind.startswith("count:")), None)
+                if cnt is not None:
+                    limiter = cnt.text
+                    break
+        feats.scope = (word, limiter)
+        values["scope_unsupported"] = strength
+        if limiter:
+            values["scope_limited"] = strength
+        break
+
+    # cause stated, passage only correlational or silent
+    claim_causal = [w for w in cr.causal if w.lower() in CLAIM_CAUSAL or " " in w]
+    if claim_causal:
+        if not any(r.causal for r in window):
+            hedge = next((r.correlational[0] for r in (*window, *around) if r.correlational), "")
+            feats.causal = (claim_causal[0], hedge)
+            values["causal_unsupported"] = strength
+            if hedge:
+                values["causal_hedged"] = strength
+        else:
+            hedge = next((r.correlational[0] for r in aligned if r.correlational), "")
+            if hedge:
+                feats.causal = (claim_causal[0], hedge)
+                values["causal_hedged"] = strength
+
+
+_SLOT_WORDS = frozenset(["in", "at", "by", "from", "of", "for", "with", "to", "near", "on", "as"])
+
+
+def _rival(nm: Name, cr: Reading, sentence: Reading, claim_name_keys: set[str]) -> Name | None:
+    """A name of ``sentence`` that stands where the claim's name ``nm`` would: of the same known type, or
+    after the same preposition ("in Lisbon" / "in Porto")."""
+    slot = cr.lower[nm.first - 1] if nm.first > 0 else ""
+    for p in sentence.names:
+        if set(p.keys) & claim_name_keys:
+            continue
+        if nm.type and p.type == nm.type:
+            return p
+        if (
+            slot in _SLOT_WORDS
+            and p.first > 0
+            and sentence.lower[p.first - 1] == slot
+            and (not nm.type or not p.type)
+        ):
+            return p
+    return None
 
 
 def _near_claim_term(
     stems_p: Sequence[str], wkeys_p: Sequence[str | None], word: str, terms: frozenset[str]
 ) -> bool:
     for i, s in enumerate(stems_p):
-        if s == word and any(k in terms for k in wkeys_p[max(0, i - _SCOPE) : i + 1 + _SCOPE] if k):
+        if s == word and any(k in terms for k in wkeys_p[max(0, i - 4) : i + 5] if k):
             return True
     return False
 

@@ -3,24 +3,27 @@
 The evidence (corpus documents by ``source_id``, or inline ``text``) is split into sentences; every window of
 1-3 consecutive sentences is a candidate passage. A cheap scan (weighted recall of the claim's stemmed content
 words, from a per-document inverted index) keeps the best few windows, and finer signals are computed on
-those: IDF-weighted recall, precision, ordered word pairs, character 4-grams, names, numbers (by value:
-"3.5 million" equals "3,500,000"), clause coverage, plus rule signals for a negation, a quantity word or a
-number that differs between the claim and the passage (see :mod:`graderctl.kinds._support_features`).
+those: IDF-weighted recall, ordered word pairs, character 4-grams, names, numbers (by value: "3.5 million"
+equals "3,500,000", "40%" is a rounding of 39.6%, 1.2 GW equals 1,200 MW), plus linguistic rule signals: a
+name of the claim missing from the passage or replaced by another of the same type, a number or date of the
+same kind that differs, a negation mismatch scoped to the denied word, opposite direction words, a universal
+claim against a limited source, a causal claim against a correlational or silent source (see
+:mod:`graderctl.kinds._support_features`).
 
-The signals are combined by a logistic model whose weights, centring, scaling, intercept and threshold live in
-the grader definition's ``[params]`` (fitted by ``benchmarks/fit_claim_support.py`` on development data, so
-they are versioned and fingerprinted); grading is plain arithmetic, no pickles, no model downloads::
+All signals, rule signals included, are combined by one logistic model whose weights, centring, scaling,
+intercept and threshold live in the grader definition's ``[params]`` (fitted by
+``benchmarks/fit_claim_support.py`` on WiCE development data plus synthetic perturbations of it, so they are
+versioned and fingerprinted); grading is plain arithmetic, no pickles, no model downloads::
 
-    z = intercept + sum_f weight[f] * (x_f - center[f]) / scale[f]
-        - sum_r penalty[r] * rule_r
+    z = intercept + sum_f weight[f] * (x_f - center[f]) / scale[f] - sum_r penalty[r] * x_r
     score = 1 / (1 + exp(-z));  accepted when score >= threshold
 
-The penalties of the rule signals are set by hand (development data has too few negation flips to fit them);
-each rule signal is 0 when absent, else how closely the passage otherwise reads like the claim: a negation
-that differs in a near-verbatim passage is a contradiction, in a loosely related one it is mostly noise.
+(``penalties`` are optional fixed extra penalties of rule signals; the shipped model uses none.)
 
 The reason quotes the best passage with its location (document id, sentence numbers counted from 1) and names
-what the claim says that the passage leaves unsupported.
+what the claim says that the passage leaves unsupported: a missing or different name, a number or date that
+differs (claim says X, passage says Y), a negation mismatch, a causal claim against a correlational source, a
+universal claim against a limited source, words and numbers found nowhere.
 """
 
 from __future__ import annotations
@@ -39,47 +42,67 @@ from graderctl.plugin import GraderKind, GradingContext, Verdict
 
 _INDEX_KEY = "claim_support/evidence-index/v1/"
 
-#: Rule signals that are penalised with fixed weights instead of fitted ones.
-RULE_FEATURES: tuple[str, ...] = (
-    "negation_mismatch",
-    "quantity_mismatch",
-    "number_conflict",
-    "name_conflict",
-)
+#: Rule signals (entity, number/date, negation, direction, scope, cause); fitted like every other feature.
+RULE_FEATURES: tuple[str, ...] = sf.RULE_FEATURES
 
 # The model fitted by benchmarks/fit_claim_support.py and stored in graders/claim-support/v1.toml. It is the
 # default, so a definition without a fitted model still grades sensibly; tests keep the two equal.
-DEFAULT_INTERCEPT = -0.157164
+DEFAULT_INTERCEPT = 0.355042
 DEFAULT_WEIGHTS: dict[str, float] = {
-    "recall_window_idf": 0.398318,
-    "recall_evidence": 0.329127,
-    "char_similarity": 0.454784,
-    "name_missing_evidence": -0.41741,
-    "number_missing_evidence": -0.773609,
-    "evidence_length": -0.55314,
+    "recall_window_idf": 0.230651,
+    "recall_evidence": 0.04909,
+    "char_similarity": 0.51822,
+    "bigram_window": -0.310025,
+    "name_missing_evidence": -0.324783,
+    "number_missing_evidence": -0.335783,
+    "number_missing_window": -0.32026,
+    "evidence_length": -0.110451,
+    "entity_missing": -0.791783,
+    "entity_conflict": -1.42277,
+    "number_conflict": -1.61253,
+    "date_conflict": -0.703011,
+    "negation_mismatch": -2.27765,
+    "quantity_mismatch": -1.73933,
+    "scope_unsupported": -3.5849,
+    "causal_unsupported": -2.76299,
 }
 DEFAULT_CENTER: dict[str, float] = {
-    "recall_window_idf": 0.457853,
-    "recall_evidence": 0.648218,
-    "char_similarity": 0.418692,
-    "name_missing_evidence": 0.199761,
-    "number_missing_evidence": 0.217563,
-    "evidence_length": 3.22175,
+    "recall_window_idf": 0.500208,
+    "recall_evidence": 0.685625,
+    "char_similarity": 0.453023,
+    "bigram_window": 0.27159,
+    "name_missing_evidence": 0.164151,
+    "number_missing_evidence": 0.182956,
+    "number_missing_window": 0.301021,
+    "evidence_length": 2.98677,
+    "entity_missing": 0,
+    "entity_conflict": 0,
+    "number_conflict": 0,
+    "date_conflict": 0,
+    "negation_mismatch": 0,
+    "quantity_mismatch": 0,
+    "scope_unsupported": 0,
+    "causal_unsupported": 0,
 }
 DEFAULT_SCALE: dict[str, float] = {
-    "recall_window_idf": 0.226363,
-    "recall_evidence": 0.229143,
-    "char_similarity": 0.180914,
-    "name_missing_evidence": 0.289915,
-    "number_missing_evidence": 0.371823,
-    "evidence_length": 1.59097,
+    "recall_window_idf": 0.224837,
+    "recall_evidence": 0.219438,
+    "char_similarity": 0.179101,
+    "bigram_window": 0.218613,
+    "name_missing_evidence": 0.278313,
+    "number_missing_evidence": 0.344854,
+    "number_missing_window": 0.406222,
+    "evidence_length": 1.69263,
+    "entity_missing": 1,
+    "entity_conflict": 1,
+    "number_conflict": 1,
+    "date_conflict": 1,
+    "negation_mismatch": 1,
+    "quantity_mismatch": 1,
+    "scope_unsupported": 1,
+    "causal_unsupported": 1,
 }
-DEFAULT_PENALTIES: dict[str, float] = {
-    "negation_mismatch": 7.0,
-    "quantity_mismatch": 5.0,
-    "number_conflict": 3.0,
-    "name_conflict": 4.0,
-}
+DEFAULT_PENALTIES: dict[str, float] = {}
 DEFAULT_THRESHOLD = 0.5
 
 
@@ -103,8 +126,8 @@ class ClaimSupportParams(GraderKind.Params):
     penalties: dict[str, float] = Field(
         default_factory=lambda: dict(DEFAULT_PENALTIES),
         description=(
-            "Fixed logit penalty of each rule signal (negation_mismatch, quantity_mismatch, "
-            "number_conflict), multiplied by the signal's strength in [0, 1]."
+            "Optional fixed logit penalty of a rule signal (names from _support_features.RULE_FEATURES), "
+            "multiplied by the signal's strength in [0, 1]; the fitted model puts rule signals in weights."
         ),
     )
     candidates: int = Field(
@@ -267,21 +290,45 @@ class ClaimSupportGrader(GraderKind):
         quote = _trim(feats.passage.text, self.p.passage_chars_shown)
         parts = [f'{head}; best passage ({self._location(feats, labels)}): "{quote}"']
         gaps: list[str] = []
-        if feats.negation:
-            gaps.append(f"negation differs: {feats.negation}")
+        if feats.entity_conflicts:
+            gaps.append(
+                "different name: "
+                + ", ".join(f"claim {a!r} vs passage {b!r}" for a, b in feats.entity_conflicts[:3])
+            )
+        if feats.missing_entities:
+            gaps.append(
+                "names not in the passage or next to it: "
+                + ", ".join(repr(x) for x in feats.missing_entities[:4])
+            )
         if feats.conflicting_numbers:
             gaps.append(
-                "numbers differ: "
-                + ", ".join(f"claim {a!r} vs passage {b!r}" for a, b in feats.conflicting_numbers[:3])
+                "numbers/dates differ: "
+                + ", ".join(f"claim says {a!r}, passage says {b!r}" for a, b in feats.conflicting_numbers[:3])
             )
-        if feats.missing_numbers:
-            gaps.append(
-                "numbers not in the evidence: " + ", ".join(repr(x) for x in feats.missing_numbers[:4])
-            )
+        if feats.negation:
+            gaps.append(f"negation differs: {feats.negation}")
         if feats.quantity:
             gaps.append(
                 "opposite wording: "
                 + ", ".join(f"claim {a!r} vs passage {b!r}" for a, b in feats.quantity[:3])
+            )
+        if feats.scope is not None:
+            word, limit = feats.scope
+            gaps.append(
+                f"universal claim ({word!r}) vs limited source ({limit!r})"
+                if limit
+                else f"universal claim ({word!r}): the passage says nothing of that reach"
+            )
+        if feats.causal is not None:
+            cause, hedge = feats.causal
+            gaps.append(
+                f"causal claim ({cause!r}) vs correlational source ({hedge!r})"
+                if hedge
+                else f"causal claim ({cause!r}): the passage states no cause"
+            )
+        if feats.missing_numbers:
+            gaps.append(
+                "numbers not in the evidence: " + ", ".join(repr(x) for x in feats.missing_numbers[:4])
             )
         n = self.p.max_terms_shown
         if feats.missing_terms:
@@ -325,6 +372,10 @@ class ClaimSupportGrader(GraderKind):
             "conflicting_numbers": [list(x) for x in feats.conflicting_numbers],
             "negation": feats.negation or None,
             "quantity": [list(x) for x in feats.quantity],
+            "missing_entities": feats.missing_entities,
+            "entity_conflicts": [list(x) for x in feats.entity_conflicts],
+            "scope": list(feats.scope) if feats.scope is not None else None,
+            "causal": list(feats.causal) if feats.causal is not None else None,
         }
 
 
