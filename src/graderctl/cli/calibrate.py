@@ -76,7 +76,14 @@ def calibrate(
         ),
     ] = 1,
 ) -> None:
-    """Run a grader over labelled sets, measure its error rates, write the report and decide trust."""
+    """Run a grader over labelled sets, measure its error rates, write the report and decide trust.
+
+    Reports go to reports/<set>/<name>@<version>.json and .md. With --format json and several sets, one
+    {"type": "calibration_batch", "reports": [...]} document is printed (see reports/README.md).
+
+    Exit codes: 0 trusted on every set; 1 policy not met (with --check: a report is stale); 3 bad input;
+    4 the grader could not run or erred on more samples than the policy allows; 130 interrupted.
+    """
     if ref is None and not all_:
         raise UsageError("give a grader (name@version), or --all for every grader")
     if ref is not None and all_:

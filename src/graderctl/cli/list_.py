@@ -31,7 +31,11 @@ _STATE_SHOWN = {
 def list_(
     fmt: Annotated[Format, typer.Option("--format", help="Output format.")] = Format.text,
 ) -> None:
-    """List graders (with their trust on each calibration set of their check) and calibration sets."""
+    """List graders (with their trust on each calibration set of their check) and calibration sets.
+
+    Trust: trusted / not trusted (a current report says so), stale (the grader or the set changed since its
+    report, or only another version was calibrated), never calibrated.
+    """
     from graderctl.render.text import table
     from graderctl.services.listing import list_project
 
