@@ -206,8 +206,8 @@ def _run(
             if write:
                 json_path, md_path = report_paths(root, cal_set.name, grader.spec.name, grader.spec.version)
                 _state.err(f"wrote {display_path(json_path, root)} and {md_path.name}")
-            if status is CalibrationStatus.error_rate_exceeded:
-                _state.err(f"error: {label}: the grader erred on more samples than the set's policy allows")
+        if status is CalibrationStatus.error_rate_exceeded:  # an error, shown even with --quiet
+            _state.err(f"error: {label}: {_error_summary(report)}")
     _emit(lambda: _render(reports, failures, fmt), output)
     return int(code)
 
@@ -224,6 +224,23 @@ def _emit(chunks: Callable[[], Iterable[str]], output: Path | None) -> None:
         from graderctl.store.atomic import atomic_write_many
 
         atomic_write_many({output: chunks()})
+
+
+def _error_summary(report: CalibrationReport) -> str:
+    from collections import Counter
+
+    from graderctl.render.text import pct
+
+    causes = Counter(o.error for o in report.samples if o.accepted is None and o.error)
+    total = report.errors + (report.n_graded or 0)
+    text = (
+        f"the grader erred on {report.errors} of {total} samples ({pct(report.error_rate)}), more than the "
+        f"set's policy allows ({pct(report.policy.max_error_rate)})"
+    )
+    if causes:
+        cause, count = causes.most_common(1)[0]
+        text += f"; most common error ({count}x): {cause}"
+    return text
 
 
 def _render(reports: list[CalibrationReport], failures: list[dict[str, str]], fmt: Format) -> Iterator[str]:

@@ -15,7 +15,7 @@ from graderctl.render._fmt import (
     worst,
 )
 
-__all__ = ["render_text", "table"]
+__all__ = ["pct", "render_text", "table"]
 
 #: Misclassified samples shown on the terminal (the reports have them all).
 MAX_SHOWN = 10
