@@ -21,6 +21,9 @@ _DOI_PREFIX = re.compile(
     r"^\s*(?:doi\s*:\s*|info:doi/|urn:doi:|(?:https?://)?(?:www\.)?(?:dx\.)?doi\.org/)", re.I
 )
 _DOI_ANYWHERE = re.compile(r"\b(10\.\d{4,9}/[^\s\"'<>]+)", re.I)
+_DOI_START = re.compile(r"10\.\d+/\S")
+_DOI_URL_END = re.compile(r"[?#&]")
+_SLASH_RUN = re.compile(r"/{2,}")
 #: Characters a URL or DOI picks up from the prose around it.
 _TRAILING_PROSE = ".,;:!?"
 
@@ -67,7 +70,7 @@ def normalize_url(url: str) -> str:
         port = ""
     path = _SESSION_PATH_PARAM.sub("", parts.path)
     path = quote(unquote(path), safe="/:@!$&'()*+,;=-._~")
-    path = re.sub(r"/{2,}", "/", path).rstrip("/")
+    path = _SLASH_RUN.sub("/", path).rstrip("/")
     if path.lower().endswith(("/index.html", "/index.htm", "/index.php", "/default.aspx")):
         path = path.rsplit("/", 1)[0]
     query_items = [
@@ -85,7 +88,7 @@ def normalize_doi(doi: str) -> str | None:
     text = _strip_prose(unquote(unicodedata.normalize("NFKC", doi)))
     text = _DOI_PREFIX.sub("", text).strip()
     text = _strip_prose(text)
-    if not re.match(r"10\.\d+/\S", text):
+    if not _DOI_START.match(text):
         return None
     return text.lower()
 
@@ -94,6 +97,9 @@ def find_doi(text: str) -> str | None:
     """The first DOI written anywhere in ``text`` (a publisher URL such as
     ``https://journals.plos.org/plosone/article?id=10.1371/journal.pone.0123456``), normalised; ``None`` if
     there is none."""
+    if "10." not in text and "%" not in text and text.isascii():
+        # every DOI starts "10."; only percent-escapes or NFKC (full-width digits) could spell one otherwise
+        return None
     direct = normalize_doi(text)
     if direct:
         return direct
@@ -102,5 +108,5 @@ def find_doi(text: str) -> str | None:
         return None
     found = m.group(1)
     # a DOI embedded in a URL ends where the URL's query or fragment starts
-    found = re.split(r"[?#&]", found, maxsplit=1)[0]
+    found = _DOI_URL_END.split(found, maxsplit=1)[0]
     return normalize_doi(found)

@@ -71,6 +71,10 @@ for _ch in _INVISIBLE:
 for _ch in _SPACES:
     _TYPO_TABLE[ord(_ch)] = " "
 _TYPO_TABLE[ord("…")] = "..."
+#: The few ASCII characters the table changes (it maps the rest of ASCII to itself): an ASCII text is folded
+#: by replacing just these, many times faster than ``str.translate`` with a dict. No replacement contains a
+#: character that is replaced, so doing them one after the other equals the table.
+_ASCII_FOLDS = tuple((chr(k), v or "") for k, v in _TYPO_TABLE.items() if k < 128 and v != chr(k))
 
 _WS_RUN = re.compile(r"\s+")
 
@@ -81,16 +85,20 @@ def is_ascii(text: str) -> bool:
 
 def collapse_whitespace(text: str) -> str:
     """Every run of whitespace (spaces, tabs, line breaks) becomes one space; the ends are stripped."""
-    return _WS_RUN.sub(" ", text).strip()
+    # str.split() splits at exactly the characters ``\s`` matches, and is several times faster than _WS_RUN
+    return " ".join(text.split())
 
 
 def fold_typography(text: str) -> str:
     """NFKC; every quote mark (curly, straight, guillemets, primes) becomes ``'``; every dash or minus becomes
     ``-``; soft hyphens and zero-width characters are removed; exotic spaces become plain spaces; ``…``
     becomes ``...``. Case and whitespace runs are kept."""
-    if not text.isascii():
-        text = unicodedata.normalize("NFKC", text)
-    return text.translate(_TYPO_TABLE)
+    if text.isascii():
+        for char, folded in _ASCII_FOLDS:
+            if char in text:
+                text = text.replace(char, folded)
+        return text
+    return unicodedata.normalize("NFKC", text).translate(_TYPO_TABLE)
 
 
 def normalize(text: str, *, casefold: bool = True) -> str:

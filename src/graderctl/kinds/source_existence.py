@@ -18,8 +18,11 @@ from __future__ import annotations
 
 import bisect
 import re
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import islice
+from operator import itemgetter
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
@@ -44,23 +47,28 @@ def _canonical(tok: str) -> str:
 
 
 def _loose_words(text: str) -> list[str]:
-    """The canonical word tokens of a normalised text (see :func:`_loose_tokens`), without spans."""
-    return [_canonical(t) for t in _LOOSE_TOKEN.findall(text)]
-
-
-def _loose_tokens(text: str) -> tuple[list[str], list[tuple[int, int]]]:
-    """Word tokens of a normalised text in canonical form (``%`` -> ``percent``, ``3,500`` -> ``3500``) and
-    their spans: the form in which punctuation differences vanish."""
-    tokens: list[str] = []
-    spans: list[tuple[int, int]] = []
-    for m in _LOOSE_TOKEN.finditer(text):
-        tokens.append(_canonical(m.group()))
-        spans.append(m.span())
-    return tokens, spans
+    """Word tokens of a normalised text in canonical form (``%`` -> ``percent``, ``3,500`` -> ``3500``): the
+    form in which punctuation differences vanish."""
+    words: list[str] = _LOOSE_TOKEN.findall(text)
+    if "%" in text or "," in text:  # else no token has a canonical form of its own
+        return [_canonical(t) for t in words]
+    return words
 
 
 _EDGE_PUNCT = " .,;:!?'\"-"
-_INDEX_KEY = "source_existence/doc-index/v1"
+_ASCII_DIGIT = re.compile(r"[0-9]")
+_COUNT = itemgetter(1)
+
+
+def _has_digit(text: str) -> bool:
+    """``any(c.isdigit() for c in text)``, without a Python-level loop over an ASCII text."""
+    if text.isascii():
+        return _ASCII_DIGIT.search(text) is not None
+    return any(c.isdigit() for c in text)
+
+
+_INDEX_KEY = "source_existence/doc-texts/v2"
+_LOOSE_KEY = "source_existence/doc-tokens/v2"
 _TITLE_KEY = "source_existence/title-index/v1"
 
 
@@ -114,55 +122,100 @@ class SourceExistenceParams(GraderKind.Params):
 # --- per-document index ---------------------------------------------------------------------------------
 
 
-@dataclass
 class _DocIndex:
-    """A document's text in comparison form, built once per corpus and reused by every citation."""
+    """A document's text in comparison form (a view; what the corpus caches is below)."""
 
-    norm: str
-    #: ``norm`` with its case kept, when it aligns character for character with ``norm`` (for display).
-    display: str
-    _loose: tuple[str, list[int], list[tuple[int, int]], list[str]] | None = field(default=None, repr=False)
+    __slots__ = ("_id", "_looses", "blank", "display", "norm")
 
-    @classmethod
-    def build(cls, text: str) -> _DocIndex:
+    def __init__(self, texts: _DocTexts, doc_id: str, looses: dict[str, _LooseIndex]) -> None:
+        self.norm, self.display, self.blank = texts
+        self._id = doc_id
+        self._looses = looses
+
+    @staticmethod
+    def texts(text: str) -> _DocTexts:
+        """``(norm, display, blank)`` of a document's text: ``norm`` is the comparison form; ``display`` the
+        same with its case kept, when it aligns character for character with ``norm`` (for reasons);
+        ``blank`` says the text is empty or only whitespace (its quotes cannot be checked)."""
         display = _text.normalize(_unescape(text), casefold=False)
         norm = display.lower()
         if len(norm) != len(display):  # rare: a lower-casing that changes length (e.g. "İ")
             display = norm
-        return cls(norm=norm, display=display)
+        return (norm, display, not text or text.isspace())
 
     @property
-    def loose(self) -> tuple[str, list[int], list[tuple[int, int]], list[str]]:
-        """Canonical word tokens joined by single spaces, each token's offset in that string, its span in
-        ``norm``, and the tokens themselves."""
-        if self._loose is None:
-            tokens, spans = _loose_tokens(self.norm)
-            offsets: list[int] = []
-            pos = 0
-            for t in tokens:
-                offsets.append(pos)
-                pos += len(t) + 1
-            self._loose = (" ".join(tokens), offsets, spans, tokens)
-        return self._loose
+    def loose(self) -> _LooseIndex:
+        loose = self._looses.get(self._id)
+        if loose is None:
+            loose = self._looses[self._id] = _LooseIndex.build(self.norm)
+        return loose
 
 
-def _doc_index(corpus: Corpus, doc: CorpusDocument) -> _DocIndex:
-    cache: dict[str, _DocIndex] = corpus.derived(_INDEX_KEY, dict)
-    index = cache.get(doc.id)
-    if index is None:
-        index = _DocIndex.build(doc.text)
-        cache[doc.id] = index
-    return index
+#: What the per-corpus cache holds for each document: plain tuples of strings, which the cyclic garbage
+#: collector stops tracking (100,000 objects it would otherwise walk at every full collection).
+_DocTexts = tuple[str, str, bool]
+
+
+class _LooseIndex:
+    """A document's canonical word tokens (see :func:`_loose_words`), built on the first quote that is not
+    in the text verbatim: ``text`` is the tokens joined by single spaces (``padded`` the same with a space
+    at either end), ``offsets[i]`` where token ``i`` starts in ``text``, and ``starts[i]`` / ``ends[i]`` its
+    span in the document's normalised text. Numbers are kept in arrays, tokens in a tuple: compact, and
+    nothing for the garbage collector to walk."""
+
+    __slots__ = ("ends", "offsets", "padded", "starts", "text", "tokens")
+
+    def __init__(
+        self,
+        tokens: tuple[str, ...],
+        offsets: array[int],
+        starts: array[int],
+        ends: array[int],
+        text: str,
+        padded: str,
+    ) -> None:
+        self.tokens = tokens
+        self.offsets = offsets
+        self.starts = starts
+        self.ends = ends
+        self.text = text
+        self.padded = padded
+
+    @classmethod
+    def build(cls, norm: str) -> _LooseIndex:
+        tokens: list[str] = []
+        starts: list[int] = []
+        ends: list[int] = []
+        offsets: list[int] = []
+        pos = 0
+        for m in _LOOSE_TOKEN.finditer(norm):
+            tok = m.group()
+            if tok == "%" or (tok[0].isdigit() and "," in tok):
+                tok = _canonical(tok)
+            tokens.append(tok)
+            a, b = m.span()
+            starts.append(a)
+            ends.append(b)
+            offsets.append(pos)
+            pos += len(tok) + 1
+        text = " ".join(tokens)
+        return cls(
+            tuple(tokens), array("q", offsets), array("q", starts), array("q", ends), text, " " + text + " "
+        )
 
 
 @dataclass
 class _TitleIndex:
     """Finds the documents whose title (or URL) is closest to a citation's, for messages."""
 
-    titles: list[str]
-    urls: list[str]
-    by_token: dict[str, list[int]]
-    by_host: dict[str, list[int]]
+    # Tuples of strings and arrays of numbers: compact, and nothing for the garbage collector to walk.
+    titles: tuple[str, ...]  # normalised, by position in the corpus
+    urls: tuple[str, ...]  # normalised ("" when none)
+    by_token: dict[
+        str, array[int]
+    ]  # content word -> positions of the documents whose title has it, ascending
+    by_host: dict[str, array[int]]
+    _host_urls: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
 
     @classmethod
     def build(cls, corpus: Corpus) -> _TitleIndex:
@@ -170,62 +223,115 @@ class _TitleIndex:
         urls: list[str] = []
         by_token: dict[str, list[int]] = {}
         by_host: dict[str, list[int]] = {}
+        # the corpus has normalised every URL already: reuse its keys (a document whose URL another one
+        # claimed first is normalised here)
+        url_keys = {id(doc): key for key, doc in corpus.by_url.items()}
+        normalize = _text.normalize
+        content_words = _text.content_words
         for i, doc in enumerate(corpus.documents):
-            title = _text.normalize(doc.title or "")
+            title = normalize(doc.title) if doc.title else ""
             titles.append(title)
-            url = normalize_url(doc.url) if doc.url else ""
+            url = (url_keys.get(id(doc)) or normalize_url(doc.url)) if doc.url else ""
             urls.append(url)
-            for tok in set(_text.content_words(title)):
-                by_token.setdefault(tok, []).append(i)
+            if title:
+                for tok in set(content_words(title)):
+                    posting = by_token.get(tok)
+                    if posting is None:
+                        by_token[tok] = [i]
+                    else:
+                        posting.append(i)
             if url:
-                by_host.setdefault(url.split("/", 1)[0], []).append(i)
-        return cls(titles, urls, by_token, by_host)
+                host = url.split("/", 1)[0]
+                posting = by_host.get(host)
+                if posting is None:
+                    by_host[host] = [i]
+                else:
+                    posting.append(i)
+        return cls(
+            tuple(titles),
+            tuple(urls),
+            {tok: array("q", posting) for tok, posting in by_token.items()},
+            {host: array("q", posting) for host, posting in by_host.items()},
+        )
 
     def closest_by_title(
-        self, title: str, per_word: int = 400, shortlist: int = 64
+        self, title: str, per_word: int = 400, shortlist: int = 64, min_similarity: float = 0.0
     ) -> tuple[int, float] | None:
         """The document whose title is most like ``title``: candidates share its rarest words (each word's
-        postings capped), the best-sharing few are compared with rapidfuzz."""
+        postings capped), the best-sharing few are compared with rapidfuzz. ``None`` when no candidate
+        reaches ``min_similarity``."""
         from collections import Counter
 
         from rapidfuzz import fuzz, process
 
         query = _text.normalize(title)
+        by_token = self.by_token
         # rarest first; ties by the word itself, so the hint does not depend on the process's hash seed
-        words = sorted(set(_text.content_words(query)), key=lambda w: (len(self.by_token.get(w, ())), w))
-        shared: Counter[int] = Counter()
+        words = sorted(set(_text.content_words(query)), key=lambda w: (len(by_token.get(w, ())), w))
         common = max(per_word, len(self.titles) // 100)
+        postings: list[array[int]] = []
         for w in words[:4]:
-            posting = self.by_token.get(w, ())
-            if len(posting) > common and shared:
+            posting = by_token.get(w)
+            if not posting:
+                continue
+            if len(posting) > common and postings:
                 break  # the rarer words already found the candidates; common ones add only noise
-            shared.update(posting[:per_word])
-        if not shared:
+            postings.append(posting[:per_word])
+        if not postings:
             return None
-        choices = {i: self.titles[i] for i, _ in shared.most_common(shortlist)}
-        best = process.extractOne(query, choices, scorer=fuzz.token_sort_ratio)
+        # the `shortlist` documents sharing the most of these words, ties in order of first appearance
+        # (exactly Counter.most_common, which is a stable sort by count)
+        if len(postings) == 1:
+            top: Sequence[int] = postings[0][:shortlist]  # counts are all 1: a posting holds a document once
+        else:
+            shared: Counter[int] = Counter()
+            for posting in postings:
+                shared.update(posting)
+            if len(shared) == sum(map(len, postings)):
+                top = list(islice(shared, shortlist))  # no document shares two words: counts are all 1
+            else:
+                top = [i for i, _ in sorted(shared.items(), key=_COUNT, reverse=True)[:shortlist]]
+        titles = self.titles
+        best = process.extractOne(
+            query,
+            [titles[i] for i in top],
+            scorer=fuzz.token_sort_ratio,
+            score_cutoff=_cutoff(min_similarity),
+        )
         if best is None:
             return None
-        return int(best[2]), float(best[1]) / 100
+        return top[best[2]], float(best[1]) / 100
 
-    def closest_by_url(self, url: str, limit: int = 5000) -> tuple[int, float] | None:
+    def closest_by_url(
+        self, url: str, limit: int = 5000, min_similarity: float = 0.0
+    ) -> tuple[int, float] | None:
         from rapidfuzz import fuzz, process
 
         key = normalize_url(url)
-        posting = self.by_host.get(key.split("/", 1)[0])
+        host = key.split("/", 1)[0]
+        posting = self.by_host.get(host)
         if not posting:
             return None
-        choices = {i: self.urls[i] for i in posting[:limit]}
-        best = process.extractOne(key, choices, scorer=fuzz.ratio)
+        choices = self._host_urls.get(host)
+        if choices is None:
+            choices = self._host_urls[host] = tuple(self.urls[i] for i in posting[:limit])
+        best = process.extractOne(key, choices, scorer=fuzz.ratio, score_cutoff=_cutoff(min_similarity))
         if best is None:
             return None
-        return int(best[2]), float(best[1]) / 100
+        return posting[best[2]], float(best[1]) / 100
+
+
+def _cutoff(min_similarity: float) -> float:
+    """A rapidfuzz ``score_cutoff`` (0-100) that keeps every score whose ``score / 100`` may still reach
+    ``min_similarity`` (a hair below, for rounding): callers compare ``score / 100`` themselves, and the best
+    choice among those kept is the one a search without a cutoff finds."""
+    return max(0.0, min_similarity * 100 - 1e-6)
 
 
 # --- quote matching -------------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(slots=True)
 class _FragmentMatch:
     fragment: str
     found: bool
@@ -297,7 +403,9 @@ class _QuoteMatcher:
         self.p = params
 
     def match(self, quote: str, index: _DocIndex) -> list[_FragmentMatch]:
-        fragments = [f for f in (_clean_fragment(x) for x in _split_quote(quote)) if f]
+        fragments = _fragments(quote)
+        if len(fragments) == 1:  # the common case: one fragment, searched from the start
+            return [self._match_fragment(fragments[0], index, 0)]
         results: list[_FragmentMatch] = []
         cursor = 0
         for frag in fragments:
@@ -316,19 +424,19 @@ class _QuoteMatcher:
         pos = _find_word_bounded(index.norm, frag, cursor)
         if pos >= 0:
             return _FragmentMatch(frag, True, "exact", 1.0, pos, pos + len(frag))
-        loose_doc, offsets, spans, _ = index.loose
+        loose = index.loose
+        offsets = loose.offsets
         q_tokens = _loose_words(frag)
         if not q_tokens:
             return _FragmentMatch(frag, False, "none", 0.0, problems=["the fragment holds no words"])
         loose_q = " ".join(q_tokens)
-        tok_cursor = bisect.bisect_left(spans, (cursor, -1))
-        loose_cursor = offsets[tok_cursor] if tok_cursor < len(offsets) else len(loose_doc)
-        padded = " " + loose_doc + " "
-        lpos = padded.find(" " + loose_q + " ", loose_cursor)
+        tok_cursor = bisect.bisect_left(loose.starts, cursor) if cursor else 0
+        loose_cursor = offsets[tok_cursor] if tok_cursor < len(offsets) else len(loose.text)
+        lpos = loose.padded.find(" " + loose_q + " ", loose_cursor)
         if lpos >= 0:
             first = bisect.bisect_left(offsets, lpos)
             last = first + len(q_tokens) - 1
-            return _FragmentMatch(frag, True, "tokens", 1.0, spans[first][0], spans[last][1])
+            return _FragmentMatch(frag, True, "tokens", 1.0, loose.starts[first], loose.ends[last])
         return self._fuzzy(frag, q_tokens, loose_q, index, tok_cursor)
 
     def _fuzzy(
@@ -337,13 +445,15 @@ class _QuoteMatcher:
         from rapidfuzz import fuzz
         from rapidfuzz.distance import Levenshtein
 
-        loose_doc, offsets, spans, doc_tokens = index.loose
-        if tok_cursor >= len(spans):
+        loose = index.loose
+        offsets, doc_tokens = loose.offsets, loose.tokens
+        n_spans = len(doc_tokens)
+        if tok_cursor >= n_spans:
             return _FragmentMatch(
                 frag, False, "none", 0.0, problems=["no text left after the previous fragment"]
             )
         base = offsets[tok_cursor]
-        hay = loose_doc[base:]
+        hay = loose.text[base:] if base else loose.text
         al = fuzz.partial_ratio_alignment(loose_q, hay)
         if al is None:
             return _FragmentMatch(frag, False, "none", 0.0, problems=["no passage resembles it"])
@@ -355,18 +465,20 @@ class _QuoteMatcher:
         t1 = bisect.bisect_left(offsets, base + al.dest_end)
         t0, t1 = max(t0, tok_cursor), max(t1, t0 + 1)
         best: tuple[int, int, int, int] | None = None
-        n_spans = len(spans)
-        for a in range(max(tok_cursor, t0 - 1), min(n_spans, t0 + 2)):
-            for b in range(max(a + 1, t1 - 1), min(n_spans, t1 + 1) + 1):
-                window = doc_tokens[a:b]
-                d = int(Levenshtein.distance(q_tokens, window))
-                key = (d, abs(len(window) - len(q_tokens)), a, b)
+        n_q = len(q_tokens)
+        lo, hi = max(tok_cursor, t0 - 1), min(n_spans, t1 + 1)
+        q_seq, region = _as_characters(q_tokens, doc_tokens[lo:hi])
+        distance = Levenshtein.distance
+        for a in range(lo, min(n_spans, t0 + 2)):
+            for b in range(max(a + 1, t1 - 1), hi + 1):
+                d = int(distance(q_seq, region[a - lo : b - lo]))
+                key = (d, abs(b - a - n_q), a, b)
                 if best is None or key < best:
                     best = key
         assert best is not None
         _, _, a, b = best
-        p_tokens = doc_tokens[a:b]
-        start, end = spans[a][0], spans[b - 1][1]
+        p_tokens = list(doc_tokens[a:b])
+        start, end = loose.starts[a], loose.ends[b - 1]
         loose_p = " ".join(p_tokens)
         similarity = max(similarity, fuzz.ratio(loose_q, loose_p) / 100)
         match = _FragmentMatch(frag, False, "fuzzy", similarity, start, end)
@@ -389,8 +501,7 @@ class _QuoteMatcher:
 
         problems: list[str] = []
         # numbers written in digits must reappear; numbers in words are compared as words below
-        has_digits = any(c.isdigit() for c in frag)
-        q_numbers = set(_text.number_keys(frag)) if has_digits else set()
+        q_numbers = set(_text.number_keys(frag)) if _has_digit(frag) else set()
         p_numbers = set(_text.number_keys(passage)) if q_numbers else set()
         missing_numbers = sorted(q_numbers - p_numbers)
         if missing_numbers:
@@ -425,6 +536,17 @@ class _QuoteMatcher:
             else:
                 problems.append(f"the source has '{' '.join(pb)}' here, which the quote leaves out{note}")
         return problems, slip_chars
+
+
+def _as_characters(a: Sequence[str], b: Sequence[str]) -> tuple[Sequence[str], Sequence[str]]:
+    """Two token sequences re-spelt as strings, one character per distinct token: edit distances between
+    them (and their slices) are those between the token sequences, and much faster to compute."""
+    vocabulary = dict.fromkeys(a)
+    vocabulary.update(dict.fromkeys(b))
+    if len(vocabulary) > 0xD000:  # more distinct words than characters below the surrogates: keep the tokens
+        return a, b
+    codes = {token: chr(0x100 + i) for i, token in enumerate(vocabulary)}
+    return "".join(map(codes.__getitem__, a)), "".join(map(codes.__getitem__, b))
 
 
 def _diff_blocks(q: list[str], p: list[str]) -> list[tuple[list[str], list[str]]]:
@@ -477,15 +599,46 @@ def _split_quote(quote: str) -> list[str]:
 _BRACKETED = re.compile(r"\[[^\]]*\]")
 
 
+def _fragments(quote: str) -> list[str]:
+    """The fragments of a quote to look for, in order, in comparison form (empty ones dropped)."""
+    out: list[str] = []
+    for part in _split_quote(quote):
+        fragment = _clean_fragment(part)
+        if fragment:
+            out.append(fragment)
+    return out
+
+
 # --- the kind -------------------------------------------------------------------------------------------
 
 
-@dataclass
+def _doc_indexes(corpus: Corpus) -> tuple[dict[str, _DocTexts], dict[str, _LooseIndex]]:
+    """The corpus's documents in comparison form, and their token indexes, by document id; both filled as
+    they are first needed."""
+    texts: dict[str, _DocTexts] = corpus.derived(_INDEX_KEY, dict)
+    looses: dict[str, _LooseIndex] = corpus.derived(_LOOSE_KEY, dict)
+    return texts, looses
+
+
+def _title_index(corpus: Corpus) -> _TitleIndex:
+    index: _TitleIndex = corpus.derived(_TITLE_KEY, lambda: _TitleIndex.build(corpus))
+    return index
+
+
+@dataclass(slots=True)
 class _Resolution:
     doc: CorpusDocument | None
     how: str  # human-readable: which identifier resolved
     problems: list[str]
     closest: str | None = None
+
+
+#: How a quote was found, for the reason (the least exact step any fragment needed).
+_HOW_FOUND = {
+    "exact": "verbatim (after normalising case, quotes, dashes and spaces)",
+    "tokens": "with punctuation differences only",
+    "fuzzy": "with tiny spelling differences",
+}
 
 
 def _shorten(text: str, limit: int) -> str:
@@ -511,17 +664,36 @@ class SourceExistenceGrader(GraderKind):
 
     def grade_batch(self, inputs: Sequence[SampleInput]) -> list[Verdict]:
         corpus = self.context.corpus
+        indexes = _doc_indexes(corpus) if corpus is not None else ({}, {})
         verdicts: list[Verdict] = []
         for item in inputs:
             try:
-                verdicts.append(self._grade(item, corpus))
+                verdicts.append(self._grade(item, corpus, indexes))
             except Exception as exc:  # one bad input must not sink the batch
                 verdicts.append(Verdict.failed(f"{type(exc).__name__}: {exc}"))
         return verdicts
 
+    def prepare(self) -> None:
+        """Build the corpus indexes now instead of on first use: every document's text in comparison form
+        and the title/URL index behind the hints for unresolved identifiers. Optional (a long run or a
+        benchmark may want the one-off cost up front); the indexes live with the corpus."""
+        corpus = self.context.corpus
+        if corpus is None:
+            return
+        texts = _doc_indexes(corpus)[0]
+        for doc in corpus.documents:
+            if doc.id not in texts:
+                texts[doc.id] = _DocIndex.texts(doc.text)
+        _title_index(corpus)
+
     # -- one citation --
 
-    def _grade(self, item: SampleInput, corpus: Corpus | None) -> Verdict:
+    def _grade(
+        self,
+        item: SampleInput,
+        corpus: Corpus | None,
+        indexes: tuple[dict[str, _DocTexts], dict[str, _LooseIndex]],
+    ) -> Verdict:
         if not isinstance(item, SourceExistenceInput):
             return Verdict.failed(f"expected a source_existence input, got {type(item).__name__}")
         if corpus is None:
@@ -549,9 +721,13 @@ class SourceExistenceGrader(GraderKind):
             return Verdict.accept(
                 f"{where}; quote not checked (check_quote = false)", score=1.0, details=details
             )
-        if not doc.text.strip():
+        all_texts, looses = indexes
+        texts = all_texts.get(doc.id)
+        if texts is None:
+            texts = all_texts[doc.id] = _DocIndex.texts(doc.text)
+        if texts[2]:
             return Verdict.failed(f"{where}, but the document has no text, so the quote cannot be checked")
-        index = _doc_index(corpus, doc)
+        index = _DocIndex(texts, doc.id, looses)
         matches = self._matcher.match(quote, index)
         if not matches:
             return Verdict.reject(
@@ -563,6 +739,31 @@ class SourceExistenceGrader(GraderKind):
         self, where: str, matches: list[_FragmentMatch], index: _DocIndex, details: dict[str, Any]
     ) -> Verdict:
         limit = self.p.passage_chars_shown
+        display = index.display
+        if len(matches) == 1 and matches[0].found:  # the common case, written out (same as below)
+            m = matches[0]
+            passage = display[m.start : m.end]
+            similarity = round(m.similarity, 4)
+            details["similarity"] = similarity
+            details["fragments"] = [
+                {
+                    "fragment": m.fragment,
+                    "found": True,
+                    "how": m.how,
+                    "similarity": similarity,
+                    "passage": passage,
+                    "start": m.start,
+                }
+            ]
+            shown = passage if len(passage) <= limit else _shorten(passage, limit)
+            found = f"quote found {_HOW_FOUND[m.how]}: “{shown}” at {m.start}"
+            return Verdict(
+                True,
+                f"{where}; {found}; similarity {m.similarity:.2f}",
+                score=m.similarity,
+                details=details,
+            )
+        passages = [display[m.start : m.end] if m.start >= 0 else None for m in matches]
         score = min(m.similarity for m in matches)
         details["similarity"] = round(score, 4)
         details["fragments"] = [
@@ -571,24 +772,24 @@ class SourceExistenceGrader(GraderKind):
                 "found": m.found,
                 "how": m.how,
                 "similarity": round(m.similarity, 4),
-                "passage": index.display[m.start : m.end] if m.start >= 0 else None,
+                "passage": passage,
                 "start": m.start if m.start >= 0 else None,
             }
-            for m in matches
+            for m, passage in zip(matches, passages, strict=True)
         ]
         several = len(matches) > 1
         if all(m.found for m in matches):
             how = {m.how for m in matches}
-            kind = (
-                "verbatim (after normalising case, quotes, dashes and spaces)"
-                if how == {"exact"}
-                else "with punctuation differences only"
-                if how <= {"exact", "tokens"}
-                else "with tiny spelling differences"
-            )
-            parts = [f"“{_shorten(index.display[m.start : m.end], limit)}” at {m.start}" for m in matches]
+            kind = _HOW_FOUND[
+                "exact" if how == {"exact"} else "tokens" if how <= {"exact", "tokens"} else "fuzzy"
+            ]
+            parts = [
+                f"“{_shorten(passage or '', limit)}” at {m.start}"
+                for m, passage in zip(matches, passages, strict=True)
+            ]
             frag_note = f" ({len(matches)} fragments, in order)" if several else ""
-            return Verdict.accept(
+            return Verdict(
+                True,
                 f"{where}; quote found {kind}{frag_note}: " + " … ".join(parts) + f"; similarity {score:.2f}",
                 score=score,
                 details=details,
@@ -598,7 +799,7 @@ class SourceExistenceGrader(GraderKind):
         for i, m in bad[:3]:
             label = f"fragment {i + 1} “{_shorten(m.fragment, 80)}”" if several else "the quote"
             if m.start >= 0:
-                passage = _shorten(index.display[m.start : m.end], limit)
+                passage = _shorten(passages[i] or "", limit)
                 msg = (
                     f"{label} is not in the document; "
                     f"closest passage (similarity {m.similarity:.2f}): “{passage}”"
@@ -615,6 +816,16 @@ class SourceExistenceGrader(GraderKind):
     # -- identifiers --
 
     def _resolve(self, cit: Any, corpus: Corpus) -> _Resolution:
+        source_id, url, doi = cit.source_id, cit.url, cit.doi
+        # the common case, one identifier that resolves: what the general path below concludes, sooner
+        if source_id and not url and not doi:
+            doc = corpus.get(source_id)
+            if doc is not None:
+                return _Resolution(doc, f"resolved by source_id {source_id!r}", [])
+        elif url and not source_id and not doi:
+            doc = corpus.find_url(url)
+            if doc is not None:
+                return _Resolution(doc, f"resolved by url {url!r}", [])
         found: list[tuple[str, str, CorpusDocument | None]] = []  # (identifier kind, value, document)
         if cit.source_id:
             found.append(("source_id", cit.source_id, corpus.get(cit.source_id)))
@@ -659,10 +870,10 @@ class SourceExistenceGrader(GraderKind):
         """A hint naming the document the citation probably meant (by title, else by URL)."""
         if not corpus.documents:
             return None
-        titles: _TitleIndex = corpus.derived(_TITLE_KEY, lambda: _TitleIndex.build(corpus))
+        titles = _title_index(corpus)
         hints = []
         if cit.title:
-            hit = titles.closest_by_title(cit.title)
+            hit = titles.closest_by_title(cit.title, min_similarity=0.5)
             if hit is not None and hit[1] >= 0.5:
                 doc = corpus.documents[hit[0]]
                 hints.append(
@@ -671,7 +882,7 @@ class SourceExistenceGrader(GraderKind):
                     + f", title similarity {hit[1]:.2f})"
                 )
         if cit.url and not hints:
-            hit = titles.closest_by_url(cit.url)
+            hit = titles.closest_by_url(cit.url, min_similarity=0.6)
             if hit is not None and hit[1] >= 0.6:
                 doc = corpus.documents[hit[0]]
                 hints.append(
