@@ -265,6 +265,124 @@ def test_html_character_references_in_the_page_are_decoded() -> None:
     assert v.accepted is True, v.reason
 
 
+# --- real pages: extraction artefacts on the page, not in the quote ------------------------------------
+
+#: A page as text extraction delivers it: runs of spaces and line breaks, non-breaking spaces (also as
+#: ``&nbsp;``), soft hyphens, zero-width characters, HTML entities, curly quotes, ligatures, words broken at a
+#: line end, footnote markers.
+REAL_PAGE = (
+    "Home  |  News\u00a0&raquo;\u00a0Science\n\n"
+    "The   survey\u00a0of 2,400\u00a0households found that infor-\nmation about ener\u00adgy prices was "
+    "“hard to ﬁnd” for most renters.\r\n"
+    "Researchers at the Institute for Fiscal Studies &amp; the Resolution Foundation said the e\ufb00ect "
+    "was\u200b largest among low-income families.\n"
+    "\tThe government did not publish the full report until March 2023 .\n"
+    "Prices rose 12.5% in the year to October, the ﬂat rate of the cap being £2,500.\n"
+    "It&#8217;s a &quot;perfect storm&quot;, said Dr.&nbsp;Jane Smith &#x2014; an economist at the LSE.\n"
+    "Average bills have doubled since 2021;[12] some households now spend a ﬁfth of their in-\ncome "
+    "on energy.\n"
+    "Millions of people lost access to clean water after the storm, officials said on Tuesday evening.\n"
+    "Send us an e-mail with your co-operation request."
+)
+OTHER_PAGE = "Cats sleep for most of the day. The survey of 2,400 dog owners found most walk twice daily."
+
+
+def on_real_page(quote: str) -> Verdict:
+    docs = [
+        CorpusDocument(id="page", url="https://news.example/energy", title="Energy bills", text=REAL_PAGE),
+        CorpusDocument(id="other", url="https://pets.example/", title="Pets", text=OTHER_PAGE),
+    ]
+    grader = SourceExistenceGrader(SourceExistenceGrader.Params(), GradingContext(corpus=Corpus(docs)))
+    [verdict] = grader.grade_batch(
+        [SourceExistenceInput.model_validate({"citation": {"source_id": "page", "quote": quote}})]
+    )
+    return verdict
+
+
+@pytest.mark.parametrize(
+    "quote",
+    [
+        # odd whitespace, non-breaking spaces, a word broken at a line end (inside the quote), curly quotes,
+        # a ligature
+        "The survey of 2,400 households found that information about energy prices was "
+        '"hard to find" for most renters.',
+        # ... a broken word at the very start / end of the quote
+        "information about energy prices was 'hard to find'",
+        "some households now spend a fifth of their income",
+        # soft hyphen
+        "energy prices was",
+        # &amp;, a zero-width space and a ligature (ﬀ)
+        "Researchers at the Institute for Fiscal Studies & the Resolution Foundation said the effect was "
+        "largest among low-income families",
+        # a stray space before the full stop, a tab
+        "The government did not publish the full report until March 2023.",
+        # ﬂ ligature, a currency sign
+        "Prices rose 12.5% in the year to October, the flat rate of the cap being £2,500",
+        # numeric and named entities, &nbsp;, an em dash written as a hyphen, straight quotes
+        'It\'s a "perfect storm", said Dr. Jane Smith - an economist at the LSE',
+        "It’s a “perfect storm,” said Dr. Jane Smith",
+        # a footnote marker in the page
+        "Average bills have doubled since 2021; some households now spend a fifth of their income on energy.",
+        # spelling variants of one word at either end of the quote
+        "email with your cooperation request",
+        "Send us an email",
+        # the same number written differently
+        "The survey of 2400 households found",
+        "prices rose 12.5 per cent in the year to October",
+    ],
+)
+def test_real_page_artefacts_do_not_hide_a_real_quote(quote: str) -> None:
+    v = on_real_page(quote)
+    assert v.accepted is True, v.reason
+
+
+@pytest.mark.parametrize(
+    ("quote", "expected_in_reason"),
+    [
+        # one word swapped
+        (
+            "information about energy prices was 'easy to find' for most renters",
+            "'easy' where the source has",
+        ),
+        # words left out
+        (
+            "Researchers at the Institute for Fiscal Studies said the effect was largest",
+            "not in the document",
+        ),
+        # a number changed, in digits or in words
+        ("The survey of 2,500 households found that information about energy prices was", "2500"),
+        ("The government did not publish the full report until March 2022.", "2022"),
+        ("Prices rose 12.5% in the year to October, the flat rate of the cap being £2,600", "2600"),
+        (
+            "Billions of people lost access to clean water after the storm, officials said on Tuesday",
+            "'billions' where the source has 'millions'",
+        ),
+        # "not" removed / inserted
+        ("The government did publish the full report until March 2023.", "negation: not"),
+        ("the effect was not largest among low-income families", "negation: not"),
+        # two sentences spliced without an ellipsis
+        (
+            "The survey of 2,400 households found that the effect was largest among low-income families",
+            "not in",
+        ),
+        ("The government did not publish the full report. Prices rose 12.5% in the year", "not in"),
+        # a quote from another page
+        ("The survey of 2,400 dog owners found most walk twice daily", "not in the document"),
+    ],
+)
+def test_subtle_misquotes_of_a_real_page_are_rejected(quote: str, expected_in_reason: str) -> None:
+    v = on_real_page(quote)
+    assert v.accepted is False, v.reason
+    assert expected_in_reason in v.reason
+
+
+def test_a_changed_number_word_is_not_a_spelling_slip_but_a_typo_in_one_is() -> None:
+    long_quote = "{} of people lost access to clean water after the storm, officials said on Tuesday evening"
+    assert on_real_page(long_quote.format("Millions")).accepted is True
+    assert on_real_page(long_quote.format("Millons")).accepted is True  # a slip, as in any long word
+    assert on_real_page(long_quote.format("Billions")).accepted is False
+
+
 # --- regression: the shipped calibration set ------------------------------------------------------------
 
 CORE_GOLDEN = "tests/golden/source_existence_core.jsonl"
