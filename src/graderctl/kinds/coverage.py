@@ -1,17 +1,29 @@
 """Built-in kind ``coverage``: does a report contain the required nuggets?
 
 For each nugget the report is searched for its best-matching passage (windows of one and two consecutive
-sentences). Several signals are measured there and across the whole report: recall of the nugget's content
-words (light stemming, one-letter spelling slips and short/long name forms tolerated), recall of its word
-bigrams, presence of its key terms (names and numbers; numbers compared approximately, "7.5 million" ~ "almost
-8 million"), agreement of negations, and character-level similarity. A small logistic model combines them;
-its weights, intercept and threshold are ``[params]`` of the grader definition (fitted on development data by
-``benchmarks/fit_coverage.py``), so they are versioned and part of the fingerprint. No pickles: the model is
-plain arithmetic.
+sentences; tokenised news text such as ``he 's`` / ``( £ 9.90 )`` / ``self - esteem`` is undone first, and
+lower-cased tokenised text is split at its stand-alone sentence marks). Words are compared by their Snowball
+stems (PyStemmer) with the past forms of common irregular verbs mapped to their base ("won" = "win"),
+spelling slips and short/long name forms tolerated ("Ronaldo" for "Cristiano Ronaldo"), the alternatives a
+nugget offers with ``/`` ("singer/Bieber") standing for one another, and coreference-lite: a sentence that
+refers back ("he", "the 27-year-old") to a name mentioned shortly before counts as mentioning it.
 
-The report covers the task when every ``vital`` nugget is matched and at least ``min_okay_share`` of the
-``okay`` ones. The reason lists each missing nugget (quoted) with the closest report sentence and the key term
-it lacks.
+Several signals are measured in the passage and across the report: recall of the nugget's content words and
+bigrams, whether its subject and first other word are there and how far apart, negation agreement, and its
+numbers (see :mod:`graderctl.kinds._quantities`: "a quarter" ~ "26%", "2.3 million" ~ "2,314,000", a hedged
+"about 7.5 million" ~ "almost 8 million", a date's missing day tolerated, but "87" is not "78" nor "2013"
+"2003"). A small logistic model combines them; its weights, intercept and threshold are ``[params]`` of the
+grader definition (fitted on development data by ``benchmarks/fit_coverage.py``), so they are versioned and
+part of the fingerprint. No pickles: the model is plain arithmetic. Two hard rules veto a match: a number of
+the nugget that the passage (or a sentence matching nearly as well) does not state (``require_numbers``), and
+a passage that states the opposite of a word of the nugget ("rising" for "lower", "below" for "above";
+``reject_contradictions``).
+
+The report covers the task when every ``vital`` nugget is matched and at least ``⌊min_okay_share × n⌋`` of
+its ``n`` ``okay`` ones (counted down, so one okay nugget missing out of one or two never fails a share of
+0.5; the default share 0 makes okay nuggets optional, as in TREC nugget evaluation). The reason lists each
+missing nugget (quoted) with the closest report passage and what it lacks: terms, numbers (with the numbers
+the passage gives instead), names, opposites.
 """
 
 from __future__ import annotations
@@ -21,11 +33,18 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field, model_validator
 
 from graderctl.kinds import _text
+from graderctl.kinds._quantities import (
+    ReportQuantities,
+    complement_linked,
+    extract_quantities,
+    quantity_present,
+)
 from graderctl.models.base import Check
 from graderctl.models.calset import CoverageInput, SampleInput
 from graderctl.plugin import GraderKind, Verdict
@@ -35,64 +54,66 @@ FEATURES: tuple[str, ...] = (
     "content_recall_window",
     "content_recall_report",
     "weighted_recall_window",
-    "soft_recall_window",
     "bigram_recall_window",
     "missing_content",
-    "subject_present",
-    "name_recall",
-    "number_recall",
-    "number_missing",
-    "negation_mismatch",
-    "char_similarity",
-    "token_set_similarity",
-    "nugget_length",
-    "lenient_recall_window",
     "long_missing",
+    "subject_present",
     "predicate_present",
+    "subject_predicate_gap",
+    "name_recall",
+    "nonname_recall_window",
+    "nonname_recall_report",
+    "number_recall",
+    "negation_mismatch",
+    "contradiction",
+    "char_similarity",
     "order_agreement",
     "spread",
-    "subject_predicate_gap",
+    "nugget_length",
+    "report_length",
+    "support_sentences",
 )
 
-#: The fitted model shipped as graders/coverage/v1.toml (benchmarks/fit_coverage.py on the REALSumm dev split;
-#: 5-fold CV grouped by document: balanced accuracy 0.769 +- 0.032). Used when a definition gives no model.
-DEFAULT_THRESHOLD = 0.55
-DEFAULT_INTERCEPT = -0.0994
+#: The fitted model shipped as graders/coverage/v1.toml (benchmarks/fit_coverage.py on the REALSumm dev
+#: split; 10 x 5-fold CV grouped by document: balanced accuracy 0.767 +- 0.022). Used when a definition gives
+#: no model.
+DEFAULT_THRESHOLD = 0.58
+DEFAULT_INTERCEPT = -0.1073
 DEFAULT_WEIGHTS: dict[str, float] = {
-    "content_recall_report": 0.9477,
-    "content_recall_window": 0.3561,
-    "bigram_recall_window": 0.2086,
-    "subject_present": -0.1946,
-    "predicate_present": -0.1822,
-    "name_recall": 0.0517,
-    "number_recall": 0.4229,
-    "negation_mismatch": 0.0692,
-    "long_missing": -0.1451,
-    "subject_predicate_gap": -0.2079,
+    "content_recall_report": 0.9155,
+    "content_recall_window": 0.3354,
+    "bigram_recall_window": 0.2872,
+    "subject_present": -0.1589,
+    "predicate_present": -0.2035,
+    "name_recall": 0.0781,
+    "number_recall": 0.4767,
+    "negation_mismatch": 0.0476,
+    "long_missing": -0.1204,
+    "subject_predicate_gap": -0.1606,
 }
 DEFAULT_MEANS: dict[str, float] = {
-    "content_recall_report": 0.6234,
-    "content_recall_window": 0.6078,
-    "bigram_recall_window": 0.241,
-    "subject_present": 0.7676,
-    "predicate_present": 0.4479,
-    "name_recall": 0.8298,
-    "number_recall": 0.9256,
-    "negation_mismatch": 0.1271,
-    "long_missing": 0.7598,
-    "subject_predicate_gap": 2.5139,
+    "content_recall_report": 0.6306,
+    "content_recall_window": 0.6232,
+    "bigram_recall_window": 0.2393,
+    "subject_present": 0.7772,
+    "predicate_present": 0.4747,
+    "name_recall": 0.8294,
+    "number_recall": 0.9284,
+    "negation_mismatch": 0.0977,
+    "long_missing": 0.6805,
+    "subject_predicate_gap": 2.4994,
 }
 DEFAULT_SCALES: dict[str, float] = {
-    "content_recall_report": 0.2984,
-    "content_recall_window": 0.2964,
-    "bigram_recall_window": 0.2236,
-    "subject_present": 0.4224,
-    "predicate_present": 0.4973,
+    "content_recall_report": 0.2994,
+    "content_recall_window": 0.2985,
+    "bigram_recall_window": 0.2257,
+    "subject_present": 0.4161,
+    "predicate_present": 0.4994,
     "name_recall": 0.3253,
-    "number_recall": 0.26,
-    "negation_mismatch": 0.3331,
-    "long_missing": 0.9376,
-    "subject_predicate_gap": 1.0416,
+    "number_recall": 0.2556,
+    "negation_mismatch": 0.2969,
+    "long_missing": 0.9058,
+    "subject_predicate_gap": 1.0228,
 }
 
 
@@ -100,7 +121,14 @@ class CoverageParams(GraderKind.Params):
     """``[params]`` of a ``coverage`` grader."""
 
     min_okay_share: float = Field(
-        default=0.5, ge=0, le=1, description="Share of the 'okay' nuggets that must be matched."
+        default=0.0,
+        ge=0,
+        le=1,
+        description=(
+            "Share of the 'okay' nuggets that must be matched, counted down: at least floor(share x n) of n "
+            "okay nuggets (0.5 with one okay nugget asks for none, with three for one). 0: okay nuggets are "
+            "nice-to-have, as in TREC nugget evaluation; every 'vital' nugget is always required."
+        ),
     )
     threshold: float = Field(
         default=DEFAULT_THRESHOLD,
@@ -126,13 +154,26 @@ class CoverageParams(GraderKind.Params):
     )
     require_numbers: bool = Field(
         default=True,
-        description="A nugget whose numbers are not (approximately) in the report is not matched.",
+        description=(
+            "A nugget is not matched unless each of its numbers is stated in the matched passage or a "
+            "sentence matching nearly as well: exactly, to the precision written ('2.3 million'), within 10% "
+            "when either side is hedged ('about', 'nearly') or verbal ('a quarter', 'nine in ten'), a "
+            "date's day may be left out, a year never differs, complementary percentages only with opposite "
+            "words ('retained 94%' / 'lost 6%')."
+        ),
     )
     require_names: bool = Field(
         default=False,
         description=(
             "A nugget with a name of which no form is in the report is not matched. Off by default: names "
             "already weigh in the model, and on REALSumm people accept name variants this gate misses."
+        ),
+    )
+    reject_contradictions: bool = Field(
+        default=True,
+        description=(
+            "A nugget is not matched when the passage lacks one of its words and has the word's opposite "
+            "instead ('rising' for 'lower', 'below' for 'above'), unless negation makes them agree."
         ),
     )
     slip_similarity: float = Field(
@@ -153,6 +194,58 @@ class CoverageParams(GraderKind.Params):
         return self
 
 
+# --- words ---------------------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def _stemmer() -> Any:
+    import Stemmer  # type: ignore[import-not-found]  # PyStemmer: Snowball stemmers, no stubs
+
+    return Stemmer.Stemmer("english")
+
+
+#: Past forms of common irregular English verbs, by their base form (a stemmer leaves "won" and "win" apart).
+_IRREGULAR_TEXT = """
+arise arose arisen; be was were been; bear bore born borne; beat beaten; become became; begin began begun;
+bend bent; bet; bid; bite bit bitten; bleed bled; blow blew blown; break broke broken;
+breed bred; bring brought; build built; burn burnt; burst; buy bought; catch caught; choose chose chosen;
+cling clung; come came; cost; creep crept; cut; deal dealt; dig dug; do did done; draw drew drawn;
+dream dreamt; drink drank drunk; drive drove driven; eat ate eaten; fall fell fallen; feed fed; feel felt;
+fight fought; find found; flee fled; fling flung; fly flew flown; forbid forbade forbidden; forget forgot
+forgotten; forgive forgave forgiven; freeze froze frozen; get got gotten; give gave given; go went gone;
+grind; grow grew grown; hang hung; have had has; hear heard; hide hid hidden; hit; hold held;
+hurt; keep kept; kneel knelt; know knew known; lay laid; lead led; leap leapt; leave left; lend lent;
+let; light; lose lost; make made; mean meant; meet met; pay paid; put; quit; read;
+ride rode ridden; ring rang rung; rise rose risen; run ran; say said; see saw seen; seek sought;
+sell sold; send sent; set; shake shook shaken; shed; shine shone; shoot shot; show shown; shrink shrank
+shrunk; shut; sing sang sung; sink sank sunk; sit sat; sleep slept; slide slid; speak spoke spoken;
+speed sped; spend spent; spin spun; split; spread; spring sprang sprung; stand stood; steal stole stolen;
+stick stuck; sting stung; stink stank; strike struck; strive strove striven; swear swore sworn;
+sweep swept; swim swam swum; swing swung; take took taken; teach taught; tear tore torn; tell told;
+think thought; throw threw thrown; tread trod trodden; undergo underwent undergone; understand understood;
+wake woke woken; wear wore worn; weave wove woven; weep wept; win won; withdraw withdrew
+withdrawn; write wrote written
+"""
+_IRREGULAR: dict[str, str] = {
+    form: group.split()[0]
+    for group in _IRREGULAR_TEXT.replace("\n", " ").split(";")
+    if group.strip()
+    for form in group.split()[1:]
+}
+
+
+@lru_cache(maxsize=131072)
+def _stem(token: str) -> str:
+    """The Snowball (Porter 2) English stem of a lower-case token, possessive ``'s`` dropped; numbers and
+    tokens with digits unchanged."""
+    if token.endswith(("'s", "’s")):
+        token = token[:-2]
+    if not token.isalpha():
+        return token
+    token = _IRREGULAR.get(token, token)
+    return str(_stemmer().stemWord(token))
+
+
 # --- report preparation ---------------------------------------------------------------------------------
 
 _PTB = {
@@ -166,18 +259,62 @@ _PTB = {
     "''": '"',
 }
 _PTB_RE = re.compile(r"-[lr][rsc]b-|``|''", re.I)
-_GLUED_SCALE = re.compile(r"(\d)(million|billion|trillion|thousand|bn|mn|m|k)\b", re.I)
+_GLUED_SCALE = re.compile(r"(\d)(million|billion|trillion|thousand)\b", re.I)
+#: Thousands separated by spaces ("35 000") or, in tokenised text, by " , " after a currency ("£ 7 , 500").
+_SPACED_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?: \d{3})+(?![.,]?\d)")
+_TOKENISED_THOUSANDS = re.compile(r"([$£€#]\s?\d{1,3}) , (\d{3})(?![.,]?\d)")
+#: A currency amount whose scale abbreviation was split off ("£ 1.6 m", "$ 2 bn").
+_SPLIT_ABBREVIATION = re.compile(r"([$£€#]\s?\d+(?:\.\d+)?) (m|bn|mn|k)\b")
+_DIGIT = re.compile(r"\d")
 _SPACED_CLITIC = re.compile(r"\s+(['’](?:s|re|ve|ll|d|m|t)|n['’]t)\b", re.I)
 
 
-def clean_text(text: str) -> str:
-    """Undo tokenisation artefacts of news datasets (``-lrb-``, `` ` `` quotes, ``he 's``) and fold
-    typography; keeps case."""
+#: Spaces that tokenised news text puts around punctuation (" , " " ." "( £ 9.90 )" "self - esteem").
+_SPACE_BEFORE = re.compile(r"\s+([,.;:!?%)\]}])")
+_SPACE_AFTER = re.compile(r"([(\[{$£€#])\s+(?=\S)")
+_SPACED_HYPHEN = re.compile(r"(?<=\w) - (?=\w)")
+#: A sentence end in tokenised text: the mark stands alone (" . "), whatever the case of the next word.
+_TOKENISED_END = re.compile(r"(?<=\s[.!?])\s+(?=\S)")
+
+
+def _undo_tokenisation(text: str) -> str:
+    text = _text.fold_typography(text)
     text = _PTB_RE.sub(lambda m: _PTB.get(m.group().lower(), m.group()), text)
     text = _SPACED_CLITIC.sub(r"\1", text)
     text = _GLUED_SCALE.sub(r"\1 \2", text)
-    text = text.replace(" ` ", " ' ").replace("`", "'")
-    return _text.normalize(text, casefold=False)
+    if _DIGIT.search(text):
+        text = _TOKENISED_THOUSANDS.sub(r"\1,\2", text)
+        text = _SPLIT_ABBREVIATION.sub(r"\1\2", text)
+        text = _SPACED_THOUSANDS.sub(lambda m: m.group().replace(" ", ","), text)
+    return text.replace(" ` ", " ' ").replace("`", "'")
+
+
+def _detokenise(text: str) -> str:
+    text = _SPACED_HYPHEN.sub("-", text)
+    text = _SPACE_BEFORE.sub(r"\1", text)
+    return _SPACE_AFTER.sub(r"\1", text)
+
+
+def clean_text(text: str) -> str:
+    """Undo tokenisation artefacts of news datasets (``-lrb-``, `` ` `` quotes, ``he 's``, `` , ``,
+    ``( £ 9.90 )``, ``self - esteem``) and fold typography; keeps case."""
+    return _text.normalize(_detokenise(_undo_tokenisation(text)), casefold=False)
+
+
+def report_sentences(text: str) -> list[str]:
+    """The sentences of a report, cleaned (see :func:`clean_text`). Tokenised text (``" . "``) is split at
+    its stand-alone sentence marks first, so lower-cased summaries are split too; ordinary text by
+    :func:`graderctl.kinds._text.split_sentences`."""
+    base = _text.normalize(_undo_tokenisation(text), casefold=False)
+    chunks = _TOKENISED_END.split(base) if " ." in base or " ?" in base or " !" in base else [base]
+    sentences: list[str] = []
+    for chunk in chunks:
+        for sentence in _text.split_sentences(_detokenise(chunk)):
+            if sentences and not any(c.isalnum() for c in sentence):
+                sentences[-1] += " " + sentence  # a closing quote after the mark
+            else:
+                sentences.append(sentence)
+    return sentences
 
 
 @dataclass
@@ -189,7 +326,16 @@ class _Unit:
     bigrams: set[tuple[str, str]]
     negated: bool
     #: The window's stems in order (for word-order and distance signals).
-    sequence: list[str] = field(default_factory=list)
+    sequence: list[str]
+    #: Indices of the window's sentences in :attr:`ReportIndex.sentences`.
+    span: range
+
+
+def _wordset(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_PRONOUNS = _wordset("he she his her him himself herself they them their theirs")
 
 
 @dataclass
@@ -202,15 +348,16 @@ class ReportIndex:
     long_stems: list[str]
     #: ``long_stems`` by their first five letters (a longer or shorter form shares them).
     by_prefix: dict[str, list[str]]
-    numbers: list[float]
-    percents: list[float]
-    text_lower: str
+    quantities: ReportQuantities
+    #: Stems of each sentence.
+    sentence_stems: list[set[str]]
+    #: Whether each sentence may refer back to a name of an earlier one (a pronoun, or it opens with "the").
+    refers_back: list[bool]
     _fuzzy_cache: dict[str, str | None] = field(default_factory=dict)
 
     @classmethod
     def build(cls, report: str, max_window: int = 2) -> ReportIndex:
-        cleaned = clean_text(report)
-        sentences = _text.split_sentences(cleaned) or [cleaned]
+        sentences = report_sentences(report) or [clean_text(report)]
         per_sentence = [_sentence_parts(s) for s in sentences]
         units: list[_Unit] = []
         for size in range(1, max_window + 1):
@@ -218,46 +365,67 @@ class ReportIndex:
                 parts = per_sentence[i : i + size]
                 if not parts:
                     continue
-                stems = set().union(*(p[0] for p in parts))
-                bigrams = set().union(*(p[1] for p in parts))
                 units.append(
                     _Unit(
                         " ".join(sentences[i : i + size]),
-                        stems,
-                        bigrams,
-                        any(p[2] for p in parts),
-                        [t for p in parts for t in p[3]],
+                        set().union(*(p.stems for p in parts)),
+                        set().union(*(p.bigrams for p in parts)),
+                        any(p.negated for p in parts),
+                        [t for p in parts for t in p.sequence],
+                        range(i, i + len(parts)),
                     )
                 )
-        all_stems = set().union(*(p[0] for p in per_sentence)) if per_sentence else set()
+        all_stems = set().union(*(p.stems for p in per_sentence)) if per_sentence else set()
         long_stems = sorted(s for s in all_stems if len(s) >= 5 and s.isalpha())
         by_prefix: dict[str, list[str]] = {}
         for st in long_stems:
             by_prefix.setdefault(st[:5], []).append(st)
-        numbers: list[float] = []
-        percents: list[float] = []
-        for n in _text.extract_numbers(cleaned):
-            (percents if n.percent else numbers).append(float(n.value))
         return cls(
             sentences=sentences,
             units=units,
             stems=all_stems,
             long_stems=long_stems,
             by_prefix=by_prefix,
-            numbers=numbers,
-            percents=percents,
-            text_lower=cleaned.lower(),
+            quantities=ReportQuantities.build(sentences),
+            sentence_stems=[p.stems for p in per_sentence],
+            refers_back=[p.refers_back for p in per_sentence],
         )
 
 
-def _sentence_parts(sentence: str) -> tuple[set[str], set[tuple[str, str]], bool, list[str]]:
+@dataclass
+class _SentenceParts:
+    stems: set[str]
+    bigrams: set[tuple[str, str]]
+    negated: bool
+    sequence: list[str]
+    refers_back: bool
+
+
+def _sentence_parts(sentence: str) -> _SentenceParts:
     tokens = _text.tokenize(sentence)
-    stems = [_text.stem(t) for t in tokens]
-    negated = any(t in _text.NEGATIONS or t.endswith("n't") for t in tokens)
-    return set(stems), set(itertools.pairwise(stems)), negated, stems
+    stems = [_stem(t) for t in tokens]
+    words = set(tokens)
+    return _SentenceParts(
+        set(stems),
+        set(itertools.pairwise(stems)),
+        _negated(words),
+        stems,
+        not _PRONOUNS.isdisjoint(words) or (bool(tokens) and tokens[0] == "the"),
+    )
+
+
+def _negated(tokens: set[str] | list[str]) -> bool:
+    words = set(tokens)
+    return not _text.NEGATIONS.isdisjoint(words) or any(t.endswith("n't") for t in words if "'" in t)
 
 
 # --- nugget features ------------------------------------------------------------------------------------
+
+#: A sentence may carry the nugget's numbers when its content recall is at most this far below the best
+#: passage's (the best passage's own sentences always may): a number elsewhere in the report is another fact.
+NUMBER_SCOPE_MARGIN = 0.5
+#: How many sentences back a pronoun or a description ("the 27-year-old") may refer to a name.
+COREF_DISTANCE = 3
 
 
 @dataclass
@@ -270,6 +438,10 @@ class NuggetMatch:
     missing_numbers: list[str]
     #: Names of the nugget of which no form (full, shorter, longer) is anywhere in the report.
     missing_names: list[str] = field(default_factory=list)
+    #: ``(nugget word, opposite in the passage)`` pairs (see :func:`_contradictions`).
+    contradictions: list[tuple[str, str]] = field(default_factory=list)
+    #: Numbers stated in the best passage (shown next to a missing number).
+    passage_numbers: list[str] = field(default_factory=list)
 
 
 def _resolve_stem(stem: str, report: ReportIndex, slip: float) -> str | None:
@@ -296,12 +468,8 @@ def _resolve_stem(stem: str, report: ReportIndex, slip: float) -> str | None:
     return found
 
 
-def _numbers_present(values: list[float], pool: list[float]) -> list[bool]:
-    return [any(_text.numbers_close(v, p) for p in pool) for v in values]
-
-
 _AGE = re.compile(r"\b\d+\s*-?\s*(?:years?|yrs?)\s*-?\s*old\b|\baged?\s+\d+\b", re.I)
-_AGE_WORDS = frozenset({"year", "old", "ag", "aged", "yr"})
+_AGE_WORDS = frozenset({"year", "old", "age", "aged", "yr"})
 _NUMBER_WORDS = frozenset(
     {"million", "billion", "trillion", "thousand", "hundred", "percent", "per", "cent", "pc", "bn", "mn"}
 )
@@ -318,11 +486,30 @@ _COMMON_INITIAL = frozenset(_INITIAL_WORDS.split())
 _CAPITALISED = re.compile(r"[A-Z][\w'’.-]*")
 
 
-def _name_groups(nugget: str) -> list[list[str]]:
-    """Runs of capitalised words in a nugget (its names), as stems. Nuggets are short statements that often
-    start with a name, so a sentence-initial capital counts unless it is a function word."""
-    groups: list[list[str]] = []
+@dataclass
+class _Name:
+    """A run of capitalised words of a nugget: its stems, its words, and whether it is a lone word opening
+    the nugget (then perhaps an ordinary word: "Bundles of notes spilled ...")."""
+
+    stems: list[str]
+    words: list[str]
+    initial: bool
+
+
+def _names(nugget: str) -> list[_Name]:
+    """Runs of capitalised words in a nugget (its names). Nuggets are short statements that often start with
+    a name, so a sentence-initial capital counts unless it is a function word."""
+    names: list[_Name] = []
     current: list[str] = []
+    words: list[str] = []
+    start = 0
+
+    def close() -> None:
+        nonlocal current, words
+        if current:
+            names.append(_Name(current, words, start == 0 and len(words) == 1))
+        current, words = [], []
+
     for i, raw in enumerate(nugget.split()):
         word = raw.strip("\"'“”‘’()[],;:!?.")
         low = word.lower()
@@ -334,23 +521,83 @@ def _name_groups(nugget: str) -> list[list[str]]:
             and not (i == 0 and low in _COMMON_INITIAL)
         )
         if capital:
-            current.extend(_text.stem(t) for t in _text.tokenize(word))
-        elif current:
-            groups.append(current)
-            current = []
+            if not current:
+                start = i
+            current.extend(_stem(t) for t in _text.tokenize(word))
+            words.append(word)
+        else:
+            close()
         if current and raw[-1:] in ",;:!?":
-            groups.append(current)
-            current = []
-    if current:
-        groups.append(current)
-    return groups
+            close()
+    close()
+    return names
+
+
+_DETERMINERS = _wordset("the a an his her their its our my your this that these those")
+_SUBJECT_PRONOUNS = _wordset("he she it they him her them we i you")
+
+
+def _edge_phrase(chunk: str, *, from_end: bool) -> list[str]:
+    """The phrase at one end of a chunk of a nugget next to a ``/``: a run of capitalised words (a name) or
+    a single word, determiners skipped; a pronoun gives nothing."""
+    words = [w.strip("\"'“”‘’()[],;:!?.") for w in chunk.split()]
+    words = [w for w in words if w]
+    if from_end:
+        words.reverse()
+    while words and words[0].lower() in _DETERMINERS:
+        words = words[1:]
+    if not words or words[0].lower() in _SUBJECT_PRONOUNS:
+        return []
+    phrase = [words[0]]
+    if words[0][:1].isupper():
+        for w in words[1:]:
+            if not w[:1].isupper() or w.lower() in _DETERMINERS:
+                break
+            phrase.append(w)
+    if from_end:
+        phrase.reverse()
+    return phrase
+
+
+def _alternatives(nugget: str) -> list[set[str]]:
+    """Alternatives a nugget offers with ``/`` (``singer/Bieber``, ``Emmanuel Adebayor / the striker``,
+    ``their owner/their trainer/Dai Aoki``): sets of stems of which any one present stands for all."""
+    if "/" not in nugget:
+        return []
+    slots: list[set[str]] = []
+    for left, right in itertools.pairwise(nugget.split("/")):
+        words = _edge_phrase(left, from_end=True) + _edge_phrase(right, from_end=False)
+        slot = {_stem(t) for w in words for t in _text.tokenize(w)}
+        if slots and slots[-1] & slot:
+            slots[-1] |= slot
+        elif len(slot) > 1:
+            slots.append(slot)
+    return slots
+
+
+def _coreferences(
+    groups: list[list[str]], resolved: dict[str, str | None], report: ReportIndex
+) -> dict[int, list[str]]:
+    """Coreference-lite: for each sentence without a name of the nugget that refers back ("he", "the
+    27-year-old ...") to a sentence at most ``COREF_DISTANCE`` before it that has the name, the name's
+    stems."""
+    coref: dict[int, list[str]] = {}
+    for g in groups:
+        forms = {resolved[t] for t in g} - {None}
+        last = -COREF_DISTANCE - 1
+        for j, stems in enumerate(report.sentence_stems):
+            if not forms.isdisjoint(stems):
+                last = j
+            elif j - last <= COREF_DISTANCE and report.refers_back[j]:
+                coref.setdefault(j, []).extend(g)
+    return coref
 
 
 def nugget_features(nugget: str, report: ReportIndex, *, slip: float = 0.85) -> NuggetMatch:
     """Measure how well ``report`` contains ``nugget`` (see :data:`FEATURES`)."""
-    from rapidfuzz import fuzz, process
+    from rapidfuzz import fuzz
 
-    cleaned = clean_text(nugget)
+    cleaned = clean_text(nugget).replace("/", " / ")
     tokens = _text.tokenize(cleaned)
     has_age = _AGE.search(cleaned) is not None
     content = [
@@ -359,25 +606,33 @@ def nugget_features(nugget: str, report: ReportIndex, *, slip: float = 0.85) -> 
         if t not in _text.STOPWORDS
         and not _is_number_token(t)
         and t not in _NUMBER_WORDS
-        and not (has_age and _text.stem(t) in _AGE_WORDS)
+        and not (has_age and _stem(t) in _AGE_WORDS)
     ]
-    content_stems = list(dict.fromkeys(_text.stem(t) for t in content))
-    all_stems = [_text.stem(t) for t in tokens]
-    nugget_negated = any(t in _text.NEGATIONS or t.endswith("n't") for t in tokens)
+    content_stems = list(dict.fromkeys(_stem(t) for t in content))
+    n_content = len(content_stems)
+    all_stems = [_stem(t) for t in tokens]
+    nugget_negated = _negated(tokens)
     # each nugget stem, as the report spells it (None: absent)
     resolved = {s: _resolve_stem(s, report, slip) for s in content_stems}
-    groups = [[t for t in g if t in resolved] for g in _name_groups(cleaned)]
-    groups = [g for g in groups if g]
+    names = _names(cleaned)
+    groups = [g for g in ([t for t in n.stems if t in resolved] for n in names) if g]
     group_of = {t: g for g in groups for t in g}
+    alternatives = [
+        a for a in ([t for t in content_stems if t in slot] for slot in _alternatives(cleaned)) if len(a) > 1
+    ]
     weights = {s: (2.0 if s in group_of else 1.0) * (1.0 + min(len(s), 10) / 10) for s in content_stems}
     total_weight = sum(weights.values())
     bigrams = [(resolved.get(a) or a, resolved.get(b) or b) for a, b in itertools.pairwise(all_stems)]
     bigrams = [bg for bg in bigrams if not (bg[0] in _text.STOPWORDS and bg[1] in _text.STOPWORDS)]
+    coref = _coreferences(groups, resolved, report) if groups else {}
 
-    def hits_in(stems: set[str]) -> list[str]:
+    def hits_in(stems: set[str], span: range = range(0)) -> list[str]:
         direct = {s for s in content_stems if resolved[s] is not None and resolved[s] in stems}
-        # a shorter or longer form of a name is the same name ("Ronaldo" for "Cristiano Ronaldo")
-        for g in groups:
+        for j in span:
+            direct.update(coref.get(j, ()))
+        # a shorter or longer form of a name is the same name ("Ronaldo" for "Cristiano Ronaldo"); one of
+        # the alternatives of "singer/Bieber" stands for all
+        for g in itertools.chain(groups, alternatives):
             if any(t in direct for t in g):
                 direct.update(g)
         return [s for s in content_stems if s in direct]
@@ -385,10 +640,13 @@ def nugget_features(nugget: str, report: ReportIndex, *, slip: float = 0.85) -> 
     best_unit: _Unit | None = None
     best_hits: list[str] = []
     best = (-1.0, -1.0, -1.0)
+    sentence_recall: dict[int, float] = {}
     for unit in report.units:
-        hits = hits_in(unit.stems)
-        recall = len(hits) / len(content_stems) if content_stems else 0.0
-        wrecall = sum(weights[s] for s in hits) / total_weight if content_stems else 0.0
+        hits = hits_in(unit.stems, unit.span)
+        recall = len(hits) / n_content if n_content else 0.0
+        if len(unit.span) == 1:
+            sentence_recall[unit.span[0]] = recall
+        wrecall = sum(weights[s] for s in hits) / total_weight if n_content else 0.0
         brecall = sum(1 for bg in bigrams if bg in unit.bigrams) / len(bigrams) if bigrams else 0.0
         key = (wrecall, recall, brecall - len(unit.text) / 1e6)
         if key > best:
@@ -396,94 +654,155 @@ def nugget_features(nugget: str, report: ReportIndex, *, slip: float = 0.85) -> 
     w_window, r_window, b_window = (max(0.0, best[0]), max(0.0, best[1]), max(0.0, best[2]))
     unit_text = best_unit.text if best_unit else ""
     unit_stems = best_unit.stems if best_unit else set()
-    report_hits = hits_in(report.stems)
-
-    # soft recall: a missing word counts by its closest spelling in the window
-    soft = 0.0
+    unit_negated = best_unit.negated if best_unit else False
+    report_hits = set(hits_in(report.stems))
     hit_set = set(best_hits)
-    window_vocab = sorted(unit_stems)
-    for s in content_stems:
-        if s in hit_set:
-            soft += 1.0
-        elif window_vocab:
-            close = process.extractOne(s, window_vocab, scorer=fuzz.ratio)
-            soft += float(close[1]) / 100 if close else 0.0
-    soft_recall = soft / len(content_stems) if content_stems else 0.0
 
-    names_total = len(groups)
-    names_present = sum(1 for g in groups if any(t in report_hits for t in g))
-    # a name is there when its last word is (a shorter form: "Ronaldo" for "Cristiano Ronaldo") or all of it
-    # is; "Amanda Mulls" is not "Amanda Oleander"
+    # names: one is there when its last word is (a shorter form: "Ronaldo" for "Cristiano Ronaldo") or all of
+    # it is ("Amanda Mulls" is not "Amanda Oleander"); an alternative that is there stands for the others
     in_report = {s_ for s_ in content_stems if resolved[s_] is not None}
+    for alt in alternatives:
+        if any(t in in_report for t in alt):
+            in_report.update(alt)
     missing_names = [
-        " ".join(g) for g in groups if not (g[-1] in in_report or all(t in in_report for t in g))
+        " ".join(n.words)
+        for n, g in ((n, [t for t in n.stems if t in resolved]) for n in names)
+        if g and not (g[-1] in in_report or all(t in in_report for t in g))
     ]
 
-    numbers: list[float] = []
-    percents: list[float] = []
-    mentions = _text.extract_numbers(cleaned)
-    for n in mentions:
-        (percents if n.percent else numbers).append(float(n.value))
-    present_numbers = _numbers_present(numbers, report.numbers + report.percents) + _numbers_present(
-        percents, report.percents + report.numbers
-    )
-    n_numbers = len(present_numbers)
-    ordered = [m for m in mentions if not m.percent] + [m for m in mentions if m.percent]
-    missing_numbers = [m.text for m, ok in zip(ordered, present_numbers, strict=True) if not ok]
+    # numbers: stated in the best passage or a sentence matching nearly as well (see _quantities)
+    quantities = extract_quantities(cleaned, in_nugget=True)
+    present_numbers: list[bool] = []
+    passage_numbers: list[str] = []
+    if quantities:
+        nugget_stem_set = set(all_stems)
+        linked_cache: dict[int, bool] = {}
 
-    unit_negated = best_unit.negated if best_unit else False
-    lower = cleaned.lower()
-    features = {
-        "content_recall_window": r_window,
-        "content_recall_report": len(report_hits) / len(content_stems) if content_stems else 0.0,
-        "weighted_recall_window": w_window,
-        "soft_recall_window": soft_recall,
-        "bigram_recall_window": b_window,
-        "missing_content": float(len(content_stems) - len(best_hits)),
-        "subject_present": 1.0 if content_stems and content_stems[0] in hit_set else 0.0,
-        "name_recall": names_present / names_total if names_total else 1.0,
-        "number_recall": sum(present_numbers) / n_numbers if n_numbers else 1.0,
-        "number_missing": 1.0 if n_numbers and not all(present_numbers) else 0.0,
-        "negation_mismatch": 1.0 if nugget_negated != unit_negated else 0.0,
-        "char_similarity": fuzz.partial_ratio(lower, unit_text.lower()) / 100 if unit_text else 0.0,
-        "token_set_similarity": fuzz.token_set_ratio(lower, unit_text.lower()) / 100 if unit_text else 0.0,
-        "nugget_length": math.log1p(len(content_stems)),
-    }
-    missing_stems = [s for s in content_stems if s not in hit_set]
-    predicate = next((s for s in content_stems if s not in group_of), None)
-    lenient = 0
-    window_prefixes = {w[:4] for w in unit_stems if len(w) >= 4}
-    for s in content_stems:
-        if s in hit_set or (len(s) >= 4 and s[:4] in window_prefixes):
-            lenient += 1
-    # word order and compactness of the nugget's words in the window
+        def linked(i: int) -> bool:
+            if i not in linked_cache:
+                linked_cache[i] = complement_linked(nugget_stem_set, report.sentence_stems[i], _stem)
+            return linked_cache[i]
+
+        if best_unit is None or not n_content:
+            scope = list(range(len(report.sentences)))
+        else:
+            floor = r_window - NUMBER_SCOPE_MARGIN
+            scope = sorted(set(best_unit.span) | {i for i, r in sentence_recall.items() if r >= floor})
+        present_numbers = [quantity_present(q, report.quantities, scope, linked) for q in quantities]
+        if best_unit is not None:
+            passage_numbers = [p.text for i in best_unit.span for p in report.quantities.by_sentence[i]]
+    missing_numbers = [q.text for q, ok in zip(quantities, present_numbers, strict=True) if not ok]
+
+    contradictions = (
+        _contradictions(all_stems, unit_stems)
+        if best_unit is not None and unit_negated == nugget_negated
+        else []
+    )
+
+    # word order and compactness of the nugget's words in the passage
     positions: dict[str, int] = {}
-    seq = best_unit.sequence if best_unit else []
-    for pos, st in enumerate(seq):
+    for pos, st in enumerate(best_unit.sequence if best_unit else []):
         positions.setdefault(st, pos)
-    found = [positions[resolved[s_]] for s_ in best_hits if resolved.get(s_) in positions]  # type: ignore[index]
+    found = [positions[r] for r in (resolved[s_] for s_ in best_hits) if r is not None and r in positions]
     if len(found) >= 2:
         in_order = sum(1 for a, b in itertools.pairwise(found) if b > a) / (len(found) - 1)
         spread = (max(found) - min(found) + 1) / len(found)
     else:
         in_order, spread = 1.0, 1.0
-    features["order_agreement"] = in_order
-    features["spread"] = math.log(spread)
-    subj = content_stems[0] if content_stems else None
-    if subj is not None and predicate is not None and subj in hit_set and predicate in hit_set:
-        a_, b_ = positions.get(resolved[subj] or ""), positions.get(resolved[predicate] or "")
-        features["subject_predicate_gap"] = (
-            math.log1p(abs(b_ - a_)) if a_ is not None and b_ is not None else 3.0
-        )
-    else:
-        features["subject_predicate_gap"] = 3.0
-    features["lenient_recall_window"] = lenient / len(content_stems) if content_stems else 0.0
-    features["long_missing"] = float(sum(1 for s in missing_stems if len(s) >= 6))
-    features["predicate_present"] = 1.0 if predicate is None or predicate in hit_set else 0.0
-    missing_terms = [t for t in content if _text.stem(t) not in hit_set]
+    subject = content_stems[0] if content_stems else None
+    predicate = next((s for s in content_stems if s not in group_of), None)
+    gap = 3.0
+    if subject is not None and predicate is not None and subject in hit_set and predicate in hit_set:
+        a_, b_ = positions.get(resolved[subject] or ""), positions.get(resolved[predicate] or "")
+        if a_ is not None and b_ is not None:
+            gap = math.log1p(abs(b_ - a_))
+    nonname = [s_ for s_ in content_stems if s_ not in group_of]
+    missing_stems = [s for s in content_stems if s not in hit_set]
+    lower = cleaned.lower()
+    features = {
+        "content_recall_window": r_window,
+        "content_recall_report": len(report_hits) / n_content if n_content else 0.0,
+        "weighted_recall_window": w_window,
+        "bigram_recall_window": b_window,
+        "missing_content": float(len(missing_stems)),
+        "long_missing": float(sum(1 for s in missing_stems if len(s) >= 6)),
+        "subject_present": 1.0 if subject is not None and subject in hit_set else 0.0,
+        "predicate_present": 1.0 if predicate is None or predicate in hit_set else 0.0,
+        "subject_predicate_gap": gap,
+        "name_recall": (
+            sum(1 for g in groups if any(t in report_hits for t in g)) / len(groups) if groups else 1.0
+        ),
+        "nonname_recall_window": sum(1 for s_ in nonname if s_ in hit_set) / len(nonname) if nonname else 1.0,
+        "nonname_recall_report": (
+            sum(1 for s_ in nonname if s_ in report_hits) / len(nonname) if nonname else 1.0
+        ),
+        "number_recall": sum(present_numbers) / len(present_numbers) if present_numbers else 1.0,
+        "negation_mismatch": 1.0 if nugget_negated != unit_negated else 0.0,
+        "contradiction": 1.0 if contradictions else 0.0,
+        "char_similarity": fuzz.partial_ratio(lower, unit_text.lower()) / 100 if unit_text else 0.0,
+        "order_agreement": in_order,
+        "spread": math.log(spread),
+        "nugget_length": math.log1p(n_content),
+        "report_length": math.log1p(len(report.stems)),
+        "support_sentences": math.log1p(sum(1 for r in sentence_recall.values() if r >= 0.5)),
+    }
+    missing_terms = [t for t in content if _stem(t) not in hit_set]
     return NuggetMatch(
-        features, unit_text, list(dict.fromkeys(missing_terms)), missing_numbers, missing_names
+        features,
+        unit_text,
+        list(dict.fromkeys(missing_terms)),
+        missing_numbers,
+        missing_names,
+        contradictions,
+        passage_numbers,
     )
+
+
+#: Pairs of words of opposite meaning (directions, comparisons, outcomes): a passage that has one where the
+#: nugget has the other states the opposite.
+_ANTONYM_TEXT = """
+above below; higher lower; high low; highest lowest; more less; more fewer; most least; increase decrease;
+increase fall; increase drop; increase decline; increase reduce; rise fall; rise drop; rise decline;
+rising falling; gain loss; before after; public private; positive negative; win lose;
+allow ban; allow forbid; accept reject; approve reject; include exclude; support oppose; success failure;
+succeed fail; majority minority; maximum minimum; best worst; north south; east west; earlier later;
+early late; open closed; legal illegal; true false; male female; men women; boy girl; strengthen weaken;
+expand shrink; expand contract; improve worsen; cheap expensive; cheaper costlier; large small;
+larger smaller; big small; bigger smaller; long short; longer shorter; young old; younger older;
+fast slow; faster slower; hot cold; warmer cooler; wet dry; full empty; buy sell; import export;
+lend borrow; guilty innocent; acquit convict; alive dead; survive die; present absent;
+mandatory voluntary; hire fire; strong weak; stronger weaker; rich poor; domestic foreign;
+internal external; urban rural; inside outside; add remove; arrive depart; enter leave; surplus deficit;
+profit loss; above under; over under; exceed miss; upgrade downgrade; online offline; wider narrower;
+higher fall; higher drop; higher decline; higher decrease; lower rise; lower increase
+"""
+
+
+@lru_cache(maxsize=1)
+def _antonyms() -> dict[str, frozenset[str]]:
+    table: dict[str, set[str]] = {}
+    for pair in _ANTONYM_TEXT.replace("\n", " ").split(";"):
+        words = pair.split()
+        if len(words) == 2:
+            a, b = _stem(words[0]), _stem(words[1])
+            table.setdefault(a, set()).add(b)
+            table.setdefault(b, set()).add(a)
+    return {k: frozenset(v) for k, v in table.items()}
+
+
+def _contradictions(nugget_stems: list[str], passage: set[str]) -> list[tuple[str, str]]:
+    """(nugget word, passage word) pairs where the passage lacks a word of the nugget and has its opposite,
+    which the nugget does not have itself: "lower gas prices" against "rising gas prices"."""
+    table = _antonyms()
+    own = set(nugget_stems)
+    found: list[tuple[str, str]] = []
+    for s_ in dict.fromkeys(nugget_stems):
+        if s_ in passage or s_ not in table:
+            continue
+        found.extend(
+            (s_, opposite) for opposite in sorted(table[s_]) if opposite in passage and opposite not in own
+        )
+    return found
 
 
 def _is_number_token(token: str) -> bool:
@@ -497,10 +816,6 @@ _NUMBER_WORDS_TEXT = (
     "seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety"
 )
 _NUMBER_WORD_TOKENS = frozenset(_NUMBER_WORDS_TEXT.split())
-
-
-def _is_name_stem(stem: str, nugget: str) -> bool:
-    return any(stem == _text.stem(t) for n in _text.extract_names(nugget) for t in n.split())
 
 
 # --- the model ------------------------------------------------------------------------------------------
@@ -518,12 +833,41 @@ def probability(features: dict[str, float], params: CoverageParams) -> float:
     return e / (1.0 + e)
 
 
+def okay_needed(n_okay: int, share: float) -> int:
+    """How many of ``n_okay`` okay nuggets a report must match: ``floor(share * n_okay)`` (a hair of tolerance
+    so that 0.3 x 10 is 3)."""
+    return math.floor(share * n_okay + 1e-9)
+
+
 # --- the kind -------------------------------------------------------------------------------------------
 
 
 def _quote(text: str, limit: int = 160) -> str:
     text = " ".join(text.split())
     return "“" + (text if len(text) <= limit else text[: limit - 1].rstrip() + "…") + "”"
+
+
+def _why(m: NuggetMatch) -> list[str]:
+    """What a nugget lacks in the report, most telling first."""
+    why = []
+    if m.missing_numbers:
+        said = [n for n in dict.fromkeys(m.passage_numbers) if n not in m.missing_numbers]
+        why.append(
+            "number(s) "
+            + ", ".join(m.missing_numbers)
+            + " not stated"
+            + (f" (the passage gives {', '.join(said[:4])})" if said else " in the report")
+        )
+    if m.contradictions:
+        why.append(
+            "the passage says the opposite: "
+            + ", ".join(f"{passage!r} for {nugget!r}" for nugget, passage in m.contradictions[:3])
+        )
+    if m.missing_names:
+        why.append("name(s) " + ", ".join(repr(n) for n in m.missing_names) + " not in the report")
+    if m.missing_terms:
+        why.append("lacks " + ", ".join(repr(t) for t in m.missing_terms[:5]))
+    return why
 
 
 class CoverageGrader(GraderKind):
@@ -550,13 +894,15 @@ class CoverageGrader(GraderKind):
 
     def match(self, nugget: str, report: ReportIndex) -> tuple[float, bool, NuggetMatch]:
         """The model's probability that ``report`` contains ``nugget``, whether it counts as matched (the
-        probability reaches the threshold and no required key term is missing), and the evidence."""
+        probability reaches the threshold and no hard rule vetoes it), and the evidence."""
         m = nugget_features(nugget, report, slip=self.p.slip_similarity)
         prob = probability(m.features, self.p)
         hit = prob >= self.p.threshold
         if self.p.require_numbers and m.missing_numbers:
             hit = False
         if self.p.require_names and m.missing_names:
+            hit = False
+        if self.p.reject_contradictions and m.contradictions:
             hit = False
         return prob, hit, m
 
@@ -584,6 +930,7 @@ class CoverageGrader(GraderKind):
                     "missing_terms": m.missing_terms,
                     "missing_numbers": m.missing_numbers,
                     "missing_names": m.missing_names,
+                    "contradictions": [list(c) for c in m.contradictions],
                 }
             )
             if nug.importance == "okay":
@@ -594,16 +941,18 @@ class CoverageGrader(GraderKind):
             elif not hit:
                 missing_vital.append((nug.text, prob, m))
         n_vital = len(item.nuggets) - n_okay
-        okay_share = okay_hits / n_okay if n_okay else 1.0
-        covered = not missing_vital and okay_share >= self.p.min_okay_share
+        needed = okay_needed(n_okay, self.p.min_okay_share)
+        covered = not missing_vital and okay_hits >= needed
         probs = [r["probability"] for r in rows]
         score = min(probs) if probs else 0.0
-        details = {"nuggets": rows, "okay_share": round(okay_share, 4) if n_okay else None}
+        details = {
+            "nuggets": rows,
+            "okay_share": round(okay_hits / n_okay, 4) if n_okay else None,
+            "okay_needed": needed,
+        }
         summary = f"{n_vital - len(missing_vital)}/{n_vital} vital nugget(s) matched"
         if n_okay:
-            summary += (
-                f", {okay_hits}/{n_okay} okay ({okay_share:.0%}; at least {self.p.min_okay_share:.0%} needed)"
-            )
+            summary += f", {okay_hits}/{n_okay} okay ({needed} needed)"
         if covered:
             lines = [summary]
             if missing_okay:
@@ -612,15 +961,7 @@ class CoverageGrader(GraderKind):
         parts = [summary]
         for label, missing in (("vital", missing_vital), ("okay", missing_okay)):
             for text, prob, m in missing[:8]:
-                why = []
-                if m.missing_numbers:
-                    why.append("number(s) " + ", ".join(m.missing_numbers) + " not in the report")
-                if m.missing_names:
-                    why.append(
-                        "name(s) " + ", ".join(repr(n) for n in m.missing_names) + " not in the report"
-                    )
-                if m.missing_terms:
-                    why.append("lacks " + ", ".join(repr(t) for t in m.missing_terms[:5]))
+                why = _why(m)
                 parts.append(
                     f"missing {label} nugget {_quote(text)} (match {prob:.2f}); closest: "
                     f"{_quote(m.best_sentence) if m.best_sentence else 'none'}"

@@ -1,0 +1,412 @@
+"""Quantities for the ``coverage`` kind: the numbers of a text with how exactly they were stated, and when a
+number a nugget requires counts as stated by a report.
+
+A quantity is a number (:func:`graderctl.kinds._text.extract_numbers`: digits, scale words, percentages,
+number words) plus what the text says about its precision:
+
+- *hedged* (``about 26%``, ``nearly 8 million``, ``more than 300``): compared within 10%;
+- *verbal* fractions and proportions (``a quarter``, ``half``, ``two thirds``, ``nine in ten``, ``halved``):
+  percentages, always approximate;
+- *precision as written*: ``2.3 million`` stands for anything that rounds to it (``2,314,000``), ``21%`` for
+  ``21.4%``; a plain integer is exact to its last digit (``40,000`` is not ``41,000``);
+- *years* (``2013``) are compared exactly, never approximately;
+- dates: a nugget's day and year are stated when the report gives the same month with the same day or none
+  (``by April 30, 2024`` ~ ``by the end of April``) and the same year, or, when its date has no year, the
+  year anywhere;
+- complementary percentages (``retained 94%`` ~ ``lost about 6%``) count only when the two sentences are
+  linked by words of opposite polarity (retain/lose, support/oppose, vaccinated/unvaccinated, ...).
+
+The bare word ``one`` is not a quantity (it is mostly a pronoun: "one of the ..."), nor are ``first`` and
+``second`` in a nugget; ordinal words from ``third`` on are (``fifteenth`` = ``15th``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from graderctl.kinds import _text
+
+
+def _wordlist(text: str) -> list[str]:
+    return text.split()
+
+
+__all__ = ["Quantity", "ReportQuantities", "complement_linked", "extract_quantities", "quantity_present"]
+
+_UNIT_WORDS = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+}
+_ORDINALS = {
+    "third": 3,
+    "fourth": 4,
+    "fifth": 5,
+    "sixth": 6,
+    "seventh": 7,
+    "eighth": 8,
+    "ninth": 9,
+    "tenth": 10,
+    "eleventh": 11,
+    "twelfth": 12,
+    "thirteenth": 13,
+    "fourteenth": 14,
+    "fifteenth": 15,
+    "sixteenth": 16,
+    "seventeenth": 17,
+    "eighteenth": 18,
+    "nineteenth": 19,
+    "twentieth": 20,
+    "thirtieth": 30,
+    "fortieth": 40,
+    "fiftieth": 50,
+    "sixtieth": 60,
+    "seventieth": 70,
+    "eightieth": 80,
+    "ninetieth": 90,
+    "hundredth": 100,
+}
+_TENS = {
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy": 70,
+    "eighty": 80,
+    "ninety": 90,
+}
+#: Fractions by their denominator word (singular and plural).
+_DENOMINATORS = {
+    "half": 2,
+    "halves": 2,
+    "third": 3,
+    "thirds": 3,
+    "quarter": 4,
+    "quarters": 4,
+    "fourth": 4,
+    "fourths": 4,
+    "fifth": 5,
+    "fifths": 5,
+    "tenth": 10,
+    "tenths": 10,
+}
+_TIME_UNITS = r"(?:second|minute|hour|day|week|month|year|game|match|matche|race|start|attempt|season)s?\b"
+_NUMBER_WORDS = "|".join(sorted([*_UNIT_WORDS, *_TENS], key=len, reverse=True))
+_SMALL = rf"(?:\d{{1,3}}|a|an|{_NUMBER_WORDS})"
+_ORDINAL_RE = re.compile(
+    rf"\b(?:(?P<tens>{'|'.join(_TENS)})-)?(?P<ord>{'|'.join(sorted(_ORDINALS, key=len, reverse=True))}"
+    r"|first|second)\b",
+    re.I,
+)
+_FRACTION_RE = re.compile(
+    rf"\b(?P<num>a|an|one|two|three|four|five|six|seven|eight|nine)[\s-]+"
+    rf"(?P<den>{'|'.join(sorted(_DENOMINATORS, key=len, reverse=True))})\b"
+    rf"|\b(?P<half>half)\b(?!-?(?:time|term|way|hour|day|century|brother|sister|marathon)s?\b)"
+    r"|\b(?P<halved>halv(?:e|ed|es|ing))\b"
+    rf"|\b(?P<pn>\d{{1,3}}|{_NUMBER_WORDS})\s+(?:in|out\s+of)\s+(?:every\s+)?"
+    rf"(?P<pd>\d{{1,3}}(?:,\d{{3}})?|{_NUMBER_WORDS})\b(?![.,]?\d)(?!\s+{_TIME_UNITS})",
+    re.I,
+)
+_A_SCALE_RE = re.compile(r"\b(?:a|one)\s+(?P<scale>dozen|hundred|thousand|million|billion)\b", re.I)
+#: ``six-month`` -> ``six month`` (same length) so the number word is found; ``twenty-one`` is kept.
+_HYPHENATED_WORD = re.compile(rf"\b(?:{_NUMBER_WORDS})(?P<h>-)(?=[a-z])(?!(?:{_NUMBER_WORDS})\b)", re.I)
+_HEDGE_BEFORE = re.compile(
+    r"(?:\b(?:about|around|roughly|nearly|almost|approximately|approx|circa|ca|some|over|under|above|below|"
+    r"estimated|more\s+than|less\s+than|fewer\s+than|up\s+to|close\s+to|at\s+least|at\s+most|in\s+excess\s+of|"
+    r"upwards\s+of|just\s+over|just\s+under|well\s+over|nigh\s+on|the\s+best\s+part\s+of)"
+    r"|~|≈|<|>|≤|≥)\s*(?:an?\s+)?(?:[$£€¥#]\s?)?$",
+    re.I,
+)
+_HEDGE_AFTER = re.compile(r"^\s*(?:or\s+so\b|-?odd\b|\+|plus\b)", re.I)
+_SCALE_OR_DECIMAL = re.compile(
+    r"(?P<mant>\d+(?:[.,]\d+)*)\s?(?:million|billion|trillion|thousand|bn|mn|mln|m|k|tn)\b", re.I
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Quantity:
+    """A number of a text. ``precision``: the place of its last written digit (``2.3 million`` -> 100,000,
+    ``29.4`` -> 0.1, ``193,000`` -> 1), ``None`` for a word or a verbal fraction."""
+
+    value: float
+    percent: bool
+    text: str
+    start: int
+    end: int
+    approx: bool = False
+    year: bool = False
+    precision: float | None = 1.0
+    #: Month of the date this number is the day or year of (``None``: not part of a dated mention).
+    month: int | None = None
+    day_of_date: bool = False
+
+
+def _precision(text: str, value: float) -> float | None:
+    digits = re.sub(r"[^\d.,]", "", text)
+    if not digits or not digits[0].isdigit():
+        return None
+    m = _SCALE_OR_DECIMAL.search(text)
+    mantissa = m.group("mant") if m else digits
+    mantissa = mantissa.replace(",", "")
+    decimals = len(mantissa.split(".", 1)[1]) if "." in mantissa else 0
+    unit = 10.0**-decimals
+    if m:
+        whole = float(mantissa) if mantissa.replace(".", "", 1).isdigit() else 0.0
+        unit *= value / whole if whole else 1.0
+    return unit
+
+
+def _hedged(text: str, start: int, end: int) -> bool:
+    return bool(_HEDGE_BEFORE.search(text[max(0, start - 40) : start])) or bool(
+        _HEDGE_AFTER.match(text[end : end + 8])
+    )
+
+
+def _word_value(word: str) -> float | None:
+    w = word.lower()
+    if w.isdigit():
+        return float(w)
+    if w in ("a", "an"):
+        return 1.0
+    if w in _UNIT_WORDS:
+        return float(_UNIT_WORDS[w])
+    if w in _TENS:
+        return float(_TENS[w])
+    return None
+
+
+_DIGIT = re.compile(r"\d")
+_WORD = re.compile(r"[a-z]+")
+#: Words without which a text without digits has no quantity (the patterns are not run on it).
+_TRIGGERS = frozenset(
+    [
+        *_UNIT_WORDS,
+        *_TENS,
+        *_ORDINALS,
+        *_DENOMINATORS,
+        *_wordlist(
+            "first second dozen hundred thousand million billion trillion halve halved halves halving"
+        ),
+        *_wordlist("zero thirteen fourteen fifteen sixteen seventeen eighteen nineteen"),
+    ]
+)
+_MONTH_WORDS = frozenset(_text.MONTHS)
+#: Words one of which each pattern needs (proportions "3 in 10" need "in" or "out").
+_FRACTION_WORDS = frozenset([*_DENOMINATORS, "halve", "halved", "halves", "halving", "in", "out"])
+_SCALE_WORDS = frozenset(["dozen", "hundred", "thousand", "million", "billion"])
+_ORDINAL_WORDS = frozenset([*_ORDINALS, "first", "second"])
+
+
+def _dates(text: str) -> list[_text.DateMention]:
+    """:func:`graderctl.kinds._text.extract_dates`, skipped for a text with neither a digit nor a month."""
+    if _DIGIT.search(text) is None and _MONTH_WORDS.isdisjoint(_WORD.findall(text.lower())):
+        return []
+    return _text.extract_dates(text)
+
+
+def extract_quantities(
+    text: str, *, in_nugget: bool = False, dates: list[_text.DateMention] | None = None
+) -> list[Quantity]:
+    """The quantities of ``text`` (a cleaned text, see :func:`graderctl.kinds.coverage.clean_text`).
+    ``in_nugget``: leave out ``first``/``second`` (too often not numbers) -- a report keeps them. ``dates``:
+    the text's dates, when already known."""
+    words = set(_WORD.findall(text.lower()))
+    if _DIGIT.search(text) is None and _TRIGGERS.isdisjoint(words):
+        return []
+    probe = _HYPHENATED_WORD.sub(lambda m: m.group().replace("-", " "), text) if "-" in text else text
+    found: list[Quantity] = []
+    taken: list[tuple[int, int]] = []
+
+    def add(q: Quantity) -> None:
+        found.append(q)
+        taken.append((q.start, q.end))
+
+    def free(a: int, b: int) -> bool:
+        return all(b <= s or a >= e for s, e in taken)
+
+    fractions = _FRACTION_RE.finditer(probe) if not _FRACTION_WORDS.isdisjoint(words) else ()
+    for m in fractions:
+        if m.group("den"):
+            num = _word_value(m.group("num"))
+            den = _DENOMINATORS[m.group("den").lower()]
+            if num is None or num >= den:
+                continue
+            value = 100.0 * num / den
+        elif m.group("half") or m.group("halved"):
+            value = 50.0
+        else:
+            pn, pd = _word_value(m.group("pn")), _word_value(m.group("pd").replace(",", ""))
+            if pn is None or not pd or pn > pd or pd < 2:
+                continue
+            value = 100.0 * pn / pd
+        add(Quantity(value, True, m.group(), m.start(), m.end(), approx=True, precision=None))
+    for m in _A_SCALE_RE.finditer(probe) if not _SCALE_WORDS.isdisjoint(words) else ():
+        if free(m.start(), m.end()):
+            word = m.group("scale").lower()
+            value = 12.0 if word == "dozen" else float(_SCALE_VALUES[word])
+            add(Quantity(value, False, m.group(), m.start(), m.end(), precision=None))
+    for m in _ORDINAL_RE.finditer(probe) if not _ORDINAL_WORDS.isdisjoint(words) else ():
+        word = m.group("ord").lower()
+        if word in ("first", "second") and in_nugget and not m.group("tens"):
+            continue
+        if not free(m.start(), m.end()):
+            continue
+        base = {"first": 1, "second": 2}.get(word) or _ORDINALS[word]
+        value = float(base + (_TENS[m.group("tens").lower()] if m.group("tens") else 0))
+        add(Quantity(value, False, m.group(), m.start(), m.end(), precision=None))
+    if dates is None:
+        dates = _dates(text)
+    for n in _text.extract_numbers(probe):
+        if not free(n.start, n.end):
+            continue
+        raw = text[n.start : n.end]
+        value = float(n.value)
+        if raw.strip().lower() == "one":
+            continue  # "one of the ...": a pronoun far more often than a number
+        is_word = not any(c.isdigit() for c in raw)
+        year = (
+            not is_word
+            and not n.percent
+            and value.is_integer()
+            and 1800 <= value <= 2100
+            and re.fullmatch(r"\d{4}s?", raw.strip()) is not None
+        )
+        month: int | None = None
+        day = False
+        for d in dates:
+            if d.month is not None and d.start <= n.start and n.end <= d.end:
+                month = d.month
+                day = not year
+                break
+        add(
+            Quantity(
+                value,
+                n.percent,
+                raw,
+                n.start,
+                n.end,
+                approx=_hedged(text, n.start, n.end),
+                year=year,
+                precision=None if is_word else _precision(raw, value),
+                month=month,
+                day_of_date=day,
+            )
+        )
+    found.sort(key=lambda q: q.start)
+    return found
+
+
+_SCALE_VALUES = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9}
+
+
+def _rounds_to(value: float, other: Quantity) -> bool:
+    """Whether ``value`` written to ``other``'s precision is ``other``."""
+    if other.precision is None or other.precision <= 0:
+        return False
+    return abs(round(value / other.precision) * other.precision - other.value) <= other.precision * 1e-6
+
+
+def _values_match(q: Quantity, p: Quantity, value: float | None = None) -> bool:
+    v = q.value if value is None else value
+    if v == p.value:
+        return True
+    if q.year or p.year:
+        return False
+    if _rounds_to(v, p) or (value is None and _rounds_to(p.value, q)):
+        return True
+    if q.approx or p.approx:
+        return _text.numbers_close(v, p.value, rel=0.1)
+    return False
+
+
+@dataclass
+class ReportQuantities:
+    """The quantities and dates of a report, by sentence."""
+
+    by_sentence: list[list[Quantity]]
+    dates_by_sentence: list[list[_text.DateMention]]
+    years: frozenset[int]
+
+    @classmethod
+    def build(cls, sentences: Sequence[str]) -> ReportQuantities:
+        dates = [_dates(s) for s in sentences]
+        by_sentence = [extract_quantities(s, dates=d) for s, d in zip(sentences, dates, strict=True)]
+        years = frozenset(int(q.value) for qs in by_sentence for q in qs if q.year)
+        years |= frozenset(d.year for ds in dates for d in ds if d.year is not None)
+        return cls(by_sentence, dates, years)
+
+
+def quantity_present(
+    q: Quantity, report: ReportQuantities, sentences: Iterable[int], linked: Callable[[int], bool]
+) -> bool:
+    """Whether the report states ``q`` in one of ``sentences`` (indices). ``linked(i)``: whether sentence
+    ``i`` and the nugget are linked by words of opposite polarity (for complementary percentages)."""
+    for i in sentences:
+        if q.month is not None:
+            for d in report.dates_by_sentence[i]:
+                if d.month != q.month:
+                    continue
+                if q.day_of_date and d.day not in (None, int(q.value)):
+                    continue
+                if (
+                    q.year
+                    and d.year != int(q.value)
+                    and not (d.year is None and int(q.value) in report.years)
+                ):
+                    continue
+                return True
+        for p in report.by_sentence[i]:
+            if p.percent != q.percent:
+                continue
+            if _values_match(q, p):
+                return True
+            if q.percent and 0 < q.value < 100 and _values_match(q, p, 100.0 - q.value) and linked(i):
+                return True
+    return False
+
+
+_POSITIVE = _wordlist("""
+retain retained retains keep keeps kept remain remained remains maintain maintained preserve
+preserved survive survived survivors pass passed succeed succeeded success support supported supports
+favour favoured favor favored approve approved accept accepted yes attend attended win won""")
+_NEGATIVE = _wordlist("""
+lose lost loses loss losses drop dropped shed die died dead deaths fail failed fails failure
+oppose opposed opposes against reject rejected absent miss missed lack lacked abstain abstained refuse
+refused""")
+
+
+def complement_linked(nugget_stems: set[str], sentence_stems: set[str], stem: Callable[[str], str]) -> bool:
+    """Whether a nugget and a report sentence are linked by words of opposite polarity (one says retained,
+    the other lost; vaccinated / unvaccinated), so that complementary percentages state the same fact."""
+    pos, neg = _polarity_sets(stem)
+    if (nugget_stems & pos and sentence_stems & neg) or (nugget_stems & neg and sentence_stems & pos):
+        return True
+    for a, b in ((nugget_stems, sentence_stems), (sentence_stems, nugget_stems)):
+        for w in a:
+            if len(w) > 4 and w[:2] == "un" and w[2:] in b:
+                return True
+            if len(w) > 5 and w[:3] == "non" and w[3:] in b:
+                return True
+    return False
+
+
+_POLARITY: dict[int, tuple[frozenset[str], frozenset[str]]] = {}
+
+
+def _polarity_sets(stem: Callable[[str], str]) -> tuple[frozenset[str], frozenset[str]]:
+    key = id(stem)
+    if key not in _POLARITY:
+        _POLARITY[key] = (frozenset(map(stem, _POSITIVE)), frozenset(map(stem, _NEGATIVE)))
+    return _POLARITY[key]
