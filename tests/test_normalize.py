@@ -102,3 +102,26 @@ def test_find_doi_in_publisher_urls() -> None:
         "10.1007/s11192-020-03690-4"
     )
     assert find_doi("https://example.com/about") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # spelt with percent-escapes or full-width characters: no literal "10." in the text
+        (
+            "https://example.org/article?doi=%31%30%2E1371%2Fjournal.pone.0123456",
+            "10.1371/journal.pone.0123456",
+        ),
+        ("https://example.org/article?doi=10%2E1371%2Fjournal.pone.0123456", "10.1371/journal.pone.0123456"),
+        ("doi:１０．１０００/xyz.123", "10.1000/xyz.123"),
+        ("https://example.com/news/10-things", None),
+        ("https://example.com/v1.0/page", None),
+    ],
+)
+def test_find_doi_sees_through_escapes_and_wide_characters(text: str, expected: str | None) -> None:
+    assert find_doi(text) == expected
+
+
+def test_url_normalisation_is_cached_and_pure() -> None:
+    url = "https://www.example.com/news/article-1?utm_source=x&id=7"
+    assert normalize_url(url) == normalize_url.__wrapped__(url) == normalize_url(url)

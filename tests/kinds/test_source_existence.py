@@ -265,6 +265,53 @@ def test_html_character_references_in_the_page_are_decoded() -> None:
     assert v.accepted is True, v.reason
 
 
+def test_prepare_builds_the_indexes_without_changing_a_verdict() -> None:
+    cits = [
+        {"source_id": "d1", "quote": "He joined Video Store Magazine in 1993"},
+        {"url": "https://example.com/about-usx", "title": "About us - Media Play News"},
+        {"source_id": "d2", "quote": "Dogs need a walk twice a day"},
+    ]
+    inputs = [SourceExistenceInput.model_validate({"citation": c}) for c in cits]
+    lazy = SourceExistenceGrader(SourceExistenceGrader.Params(), GradingContext(corpus=Corpus(DOCS)))
+    eager = SourceExistenceGrader(SourceExistenceGrader.Params(), GradingContext(corpus=Corpus(DOCS)))
+    eager.prepare()
+    assert [(v.accepted, v.reason, v.details) for v in eager.grade_batch(inputs)] == [
+        (v.accepted, v.reason, v.details) for v in lazy.grade_batch(inputs)
+    ]
+    SourceExistenceGrader(SourceExistenceGrader.Params(), GradingContext(corpus=None)).prepare()  # no-op
+
+
+_HINT_SCRIPT = """
+from graderctl.kinds.source_existence import SourceExistenceGrader
+from graderctl.models.calset import CorpusDocument, SourceExistenceInput
+from graderctl.plugin import Corpus, GradingContext
+docs = [CorpusDocument(id="a", title="Alpha beta", text="x"), CorpusDocument(id="b", title="Gamma beta",
+        text="y")]
+grader = SourceExistenceGrader(SourceExistenceGrader.Params(), GradingContext(corpus=Corpus(docs)))
+# the four rarest words: q, w, e (in no title) and one of alpha / gamma (one title each)
+cit = {"url": "https://nowhere.example/x", "title": "alpha gamma q w e"}
+print(grader.grade_batch([SourceExistenceInput.model_validate({"citation": cit})])[0].reason)
+"""
+
+
+def test_the_closest_title_hint_does_not_depend_on_the_hash_seed() -> None:
+    """Title words that are equally rare are taken in a fixed order, not in the order of a set (which
+    changes with PYTHONHASHSEED from one process to the next)."""
+    import os
+    import subprocess
+    import sys
+
+    reasons = set()
+    for seed in ("0", "1", "2", "3"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        out = subprocess.run(
+            [sys.executable, "-c", _HINT_SCRIPT], env=env, capture_output=True, text=True, check=True
+        )
+        reasons.add(out.stdout.strip())
+    assert len(reasons) == 1, reasons
+    assert "closest document by title: 'Alpha beta'" in reasons.pop()
+
+
 # --- real pages: extraction artefacts on the page, not in the quote ------------------------------------
 
 #: A page as text extraction delivers it: runs of spaces and line breaks, non-breaking spaces (also as
