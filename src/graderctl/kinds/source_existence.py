@@ -75,7 +75,7 @@ def _has_digit(text: str) -> bool:
 
 _INDEX_KEY = "source_existence/doc-texts/v2"
 _LOOSE_KEY = "source_existence/doc-tokens/v2"
-_TITLE_KEY = "source_existence/title-index/v1"
+_TITLE_KEY = "source_existence/title-index/v2"
 
 
 class SourceExistenceParams(GraderKind.Params):
@@ -222,9 +222,8 @@ class _TitleIndex:
     # Tuples of strings and arrays of numbers: compact, and nothing for the garbage collector to walk.
     titles: tuple[str, ...]  # normalised, by position in the corpus
     urls: tuple[str, ...]  # normalised ("" when none)
-    by_token: dict[
-        str, array[int]
-    ]  # content word -> positions of the documents whose title has it, ascending
+    #: content word -> positions of the documents whose title has it, ascending
+    by_token: dict[str, array[int]]
     by_host: dict[str, array[int]]
     _host_urls: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
 
