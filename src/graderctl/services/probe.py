@@ -28,11 +28,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from graderctl.errors import GraderctlError, GraderRunError, InvalidInputError, Problem, UsageError
+from graderctl.errors import GraderctlError, GraderRunError, UsageError
 from graderctl.models.calset import Sample, SampleInput
 from graderctl.plugin import Verdict
 from graderctl.probes import Transformed, pad, reformat, reorder
 from graderctl.runner import ProgressCallback, run_grader
+from graderctl.services.calibrate import check_pair
 from graderctl.store.project import REPORTS_DIR, LoadedGrader, LoadedSet
 
 ALL_PROBES = ("length", "order", "format", "self")
@@ -148,32 +149,6 @@ class _Grading:
 # --- the probes ---------------------------------------------------------------------------------------
 
 
-def _check_pair(grader: LoadedGrader, cal_set: LoadedSet) -> None:
-    if grader.spec.check != cal_set.check:
-        raise InvalidInputError(
-            f"{grader.ref} grades {grader.spec.check.value}, but set {cal_set.name!r} is for "
-            f"{cal_set.check.value}",
-            [
-                Problem(
-                    file=cal_set.shown,
-                    message=f"set {cal_set.name!r} is for another check than grader {grader.ref}",
-                    expected=grader.spec.check.value,
-                    got=cal_set.check.value,
-                    fix="pick a set of the grader's check (`graderctl list` shows them)",
-                )
-            ],
-        )
-    if not cal_set.samples:
-        raise InvalidInputError(
-            f"set {cal_set.name!r} has no samples",
-            [
-                Problem(
-                    file=cal_set.shown, message="the set has no samples", fix="add samples to samples.jsonl"
-                )
-            ],
-        )
-
-
 def run_probes(
     grader: LoadedGrader,
     cal_set: LoadedSet,
@@ -200,7 +175,7 @@ def run_probes(
         raise UsageError(f"unknown probe {unknown[0]!r}; expected one of: {', '.join(ALL_PROBES)}")
     if not 0 <= margin < 1:
         raise UsageError(f"--margin must be in [0, 1), got {margin}")
-    _check_pair(grader, cal_set)
+    check_pair(grader, cal_set)
     samples = list(cal_set.samples)
     g = _Grading(grader, cal_set, use_cache, root, jobs, timeout, batch_size, progress)
     try:
