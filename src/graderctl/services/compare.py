@@ -1068,7 +1068,7 @@ def read_frozen_results(
     no checks at all, then ``success`` is compared). Returns the lines, what is compared (``check`` or
     ``success``), the recorded files (``trials_file``, ``corpus_file``) and notes."""
     from graderctl.models.results import GradedResult
-    from graderctl.store.problems import ProblemSink
+    from graderctl.store.problems import ProblemSink, note_duplicate_trial
     from graderctl.store.readers import read_jsonl_models
 
     check = old.spec.check.value
@@ -1089,20 +1089,9 @@ def read_frozen_results(
             value = extra.get(key)
             if isinstance(value, str):
                 recorded[key].add(value)
-        ident = (result.task_id, result.trial_id)
-        if ident in seen:
-            sink.add(
-                Problem(
-                    file=shown,
-                    line=number,
-                    pointer="/trial_id",
-                    message=f"duplicate trial {result.trial_id!r} of task {result.task_id!r}",
-                    expected="each (task_id, trial_id) once",
-                    got=f"also on line {seen[ident]}",
-                )
-            )
+        if note_duplicate_trial(seen, result.task_id, result.trial_id, number, shown, sink):
             continue
-        seen[ident] = number
+        ident = (result.task_id, result.trial_id)
         skipped = extra.get("skipped_checks") if isinstance(extra.get("skipped_checks"), dict) else {}
         assert isinstance(skipped, dict)
         rule = extra.get("rule")

@@ -69,7 +69,7 @@ from graderctl.models.reports import CalibrationReport
 from graderctl.models.results import GradedResult
 from graderctl.models.trials import Trial, TrialCitation, TrialSource
 from graderctl.plugin import Corpus, Verdict
-from graderctl.store.problems import ProblemSink
+from graderctl.store.problems import ProblemSink, note_duplicate_trial
 from graderctl.store.project import LoadedGrader, find_grader, grader_files, load_corpus, load_grader
 from graderctl.store.readers import display_path, read_jsonl_models, read_toml
 
@@ -729,19 +729,7 @@ def read_trials(path: Path, root: Path) -> list[Trial]:
     rows = read_jsonl_models(path, Trial, shown=shown, sink=sink)
     seen: dict[tuple[str, str], int] = {}
     for line, trial in rows:
-        key = (trial.task_id, trial.trial_id)
-        if key in seen:
-            sink.add(
-                Problem(
-                    file=shown,
-                    line=line,
-                    pointer="/trial_id",
-                    message=f"duplicate trial {trial.trial_id!r} of task {trial.task_id!r}",
-                    expected="each (task_id, trial_id) once",
-                    got=f"also on line {seen[key]}",
-                )
-            )
-        seen[key] = line
+        note_duplicate_trial(seen, trial.task_id, trial.trial_id, line, shown, sink)
     sink.raise_if_any(shown)
     return [t for _, t in rows]
 

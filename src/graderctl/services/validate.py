@@ -23,7 +23,7 @@ from graderctl.models.base import Check
 from graderctl.models.results import GradedResult
 from graderctl.models.trials import Trial
 from graderctl.store.lock import check_graders, read_lock_at
-from graderctl.store.problems import ProblemSink
+from graderctl.store.problems import ProblemSink, note_duplicate_trial
 from graderctl.store.project import (
     _VERSION_FILE,
     CORPUS_NAME,
@@ -470,7 +470,7 @@ def _check_trials(path: Path, shown: str, sink: ProblemSink) -> int:
     with paused_gc():
         for line, trial in iter_jsonl_models(path, Trial, shown=shown, sink=sink):
             n += 1
-            _unique_trial(seen, trial.task_id, trial.trial_id, line, shown, sink)
+            note_duplicate_trial(seen, trial.task_id, trial.trial_id, line, shown, sink)
             _unique_ids([c.id for c in trial.report.claims], "/report/claims", "claim", line, shown, sink)
             _unique_ids([s.id for s in trial.report.sources], "/report/sources", "source", line, shown, sink)
     return n
@@ -482,29 +482,8 @@ def _check_results(path: Path, shown: str, sink: ProblemSink) -> int:
     with paused_gc():
         for line, result in iter_jsonl_models(path, GradedResult, shown=shown, sink=sink):
             n += 1
-            _unique_trial(seen, result.task_id, result.trial_id, line, shown, sink)
+            note_duplicate_trial(seen, result.task_id, result.trial_id, line, shown, sink)
     return n
-
-
-def _unique_trial(
-    seen: dict[tuple[str, str], int], task_id: str, trial_id: str, line: int, shown: str, sink: ProblemSink
-) -> None:
-    key = (task_id, trial_id)
-    first = seen.get(key)
-    if first is not None:
-        sink.add(
-            Problem(
-                file=shown,
-                line=line,
-                pointer="/trial_id",
-                message=f"duplicate trial {trial_id!r} of task {task_id!r}",
-                expected="each (task_id, trial_id) once",
-                got=f"the same pair again (first on line {first})",
-                fix="remove the duplicate line, or give the trial its own trial_id",
-            )
-        )
-    else:
-        seen[key] = line
 
 
 def _unique_ids(ids: list[str], base: str, what: str, line: int, shown: str, sink: ProblemSink) -> None:

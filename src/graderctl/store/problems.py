@@ -331,3 +331,27 @@ def problems_from_validation(
             )
         )
     return out
+
+
+def note_duplicate_trial(
+    seen: dict[tuple[str, str], int], task_id: str, trial_id: str, line: int, shown: str, sink: ProblemSink
+) -> bool:
+    """Record ``(task_id, trial_id)`` as seen on ``line``; when it was seen before, add a problem and return
+    ``True``. Shared by every reader of trials and results files."""
+    key = (task_id, trial_id)
+    first = seen.get(key)
+    if first is None:
+        seen[key] = line
+        return False
+    sink.add(
+        Problem(
+            file=shown,
+            line=line,
+            pointer="/trial_id",
+            message=f"duplicate trial {trial_id!r} of task {task_id!r}",
+            expected="each (task_id, trial_id) once",
+            got=f"the same pair again (first on line {first})",
+            fix="remove the duplicate line, or give the trial its own trial_id",
+        )
+    )
+    return True
