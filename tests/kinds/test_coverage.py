@@ -213,6 +213,16 @@ def test_slash_alternatives_stand_for_each_other() -> None:
     assert m.missing_names == [] and m.features["content_recall_window"] == 1.0
 
 
+def test_acronyms_match_their_spelled_out_form() -> None:
+    report = "The average sea surface temperature reached a record in June. She said it was unusual."
+    assert matched("Average SST reached a record in June.", report)
+    m = nugget_features("The average SSTs reached a record in June.", ReportIndex.build(report))
+    assert m.missing_terms == []
+    # two letters are too ambiguous ("She said" is no "SD")
+    m = nugget_features("The SD reached a record in June.", ReportIndex.build(report))
+    assert m.missing_terms == ["sd"]
+
+
 def test_key_terms_are_required_unless_switched_off() -> None:
     # names weigh in the model; the hard name gate is opt-in
     v = grade([{"text": "Harriet Mulls won the coastal marathon."}], require_names=True)

@@ -37,6 +37,12 @@ def quantities(text: str, *, in_nugget: bool = False) -> list[tuple[str, float, 
         ("one of the best, one million fans", [("one million", 1e6, False, False)]),
         ("scored 2 in 90 minutes", [("2", 2.0, False, False), ("90", 90.0, False, False)]),
         ("in the second half", [("half", 50.0, True, True)]),  # "second" is no number in a nugget
+        ("about 7 per 1,000 inhabitants", [("7 per 1,000", pytest.approx(0.7), True, True)]),
+        ("one hundred and sixty-six districts", [("one hundred and sixty-six", 166.0, False, False)]),
+        (
+            "fell from forty-six to thirty-one percent",
+            [("forty-six", 46.0, True, False), ("thirty-one percent", 31.0, True, False)],
+        ),
     ],
 )
 def test_extract_quantities(text: str, expected: list[tuple[str, float, bool, bool]]) -> None:
@@ -92,6 +98,15 @@ def present(nugget: str, report: str) -> list[bool]:
         ("a six-month ban", "earning a 6-month ban", [True]),
         ("the 15th month in a row", "the fifteenth month in a row", [True]),
         ("35,000 deaths", "more than 35 000 deaths", [True]),
+        ("about 7 per 1,000 inhabitants", "around seven in every thousand residents", [True]),
+        ("about 7 per 1,000 inhabitants", "about 0.7% of inhabitants", [True]),
+        ("a record 4,996 MW", "a record 4.996 GW", [True]),
+        ("a record 4,996 MW", "a record 4.9 GW", [False]),
+        ("85,559 MW", "about 85.6 GW", [True]),
+        ("weighing about 1.4 kg", "about 1,400 g in all", [True]),
+        ("1.4 kg", "1.4 g", [False]),
+        ("166 of 518 districts", "one hundred and sixty-six of the 518 districts", [True, True]),
+        ("fell from 46% to 31%", "fell from forty-six to thirty-one percent", [True, True]),
     ],
 )
 def test_quantity_present(nugget: str, report: str, expected: list[bool]) -> None:

@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 from graderctl.kinds import _text
 
@@ -115,8 +116,9 @@ _FRACTION_RE = re.compile(
     rf"(?P<den>{'|'.join(sorted(_DENOMINATORS, key=len, reverse=True))})\b"
     rf"|\b(?P<half>half)\b(?!-?(?:time|term|way|hour|day|century|brother|sister|marathon)s?\b)"
     r"|\b(?P<halved>halv(?:e|ed|es|ing))\b"
-    rf"|\b(?P<pn>\d{{1,3}}|{_NUMBER_WORDS})\s+(?:in|out\s+of)\s+(?:every\s+)?"
-    rf"(?P<pd>\d{{1,3}}(?:,\d{{3}})?|{_NUMBER_WORDS})\b(?![.,]?\d)(?!\s+{_TIME_UNITS})",
+    rf"|\b(?P<pn>\d{{1,3}}|{_NUMBER_WORDS})\s+(?:in|out\s+of|per)\s+(?:every\s+)?"
+    rf"(?P<pd>\d{{1,3}}(?:,\d{{3}})*|(?:(?:a|one)\s+)?(?:hundred|thousand|million)|{_NUMBER_WORDS})\b"
+    rf"(?![.,]?\d)(?!\s+{_TIME_UNITS})",
     re.I,
 )
 _A_SCALE_RE = re.compile(r"\b(?:a|one)\s+(?P<scale>dozen|hundred|thousand|million|billion)\b", re.I)
@@ -151,6 +153,10 @@ class Quantity:
     #: Month of the date this number is the day or year of (``None``: not part of a dated mention).
     month: int | None = None
     day_of_date: bool = False
+    #: The base unit of a measurement written with an SI prefix or a unit word (``4.996 GW`` -> ``W`` with
+    #: ``factor`` 1e9, ``1.4 kg`` -> ``g`` with 1e3); ``None`` without a known unit.
+    unit: str | None = None
+    factor: float = 1.0
 
 
 def _precision(text: str, value: float) -> float | None:
@@ -175,7 +181,9 @@ def _hedged(text: str, start: int, end: int) -> bool:
 
 
 def _word_value(word: str) -> float | None:
-    w = word.lower()
+    w = word.lower().replace(",", "")
+    if w.split()[-1] in _SCALE_VALUES:  # "thousand", "a thousand"
+        return float(_SCALE_VALUES[w.split()[-1]])
     if w.isdigit():
         return float(w)
     if w in ("a", "an"):
@@ -204,7 +212,7 @@ _TRIGGERS = frozenset(
 )
 _MONTH_WORDS = frozenset(_text.MONTHS)
 #: Words one of which each pattern needs (proportions "3 in 10" need "in" or "out").
-_FRACTION_WORDS = frozenset([*_DENOMINATORS, "halve", "halved", "halves", "halving", "in", "out"])
+_FRACTION_WORDS = frozenset([*_DENOMINATORS, "halve", "halved", "halves", "halving", "in", "out", "per"])
 _SCALE_WORDS = frozenset(["dozen", "hundred", "thousand", "million", "billion"])
 _ORDINAL_WORDS = frozenset([*_ORDINALS, "first", "second"])
 
@@ -236,6 +244,12 @@ def extract_quantities(
     def free(a: int, b: int) -> bool:
         return all(b <= s or a >= e for s, e in taken)
 
+    if "hundred" in words:
+        for m in _HUNDRED_AND_RE.finditer(probe):
+            rest = _words_number(m.group("rest"))
+            head = _word_value(m.group("h"))
+            if rest is not None and head is not None and free(m.start(), m.end()):
+                add(Quantity(head * 100 + rest, False, m.group(), m.start(), m.end(), precision=None))
     fractions = _FRACTION_RE.finditer(probe) if not _FRACTION_WORDS.isdisjoint(words) else ()
     for m in fractions:
         if m.group("den"):
@@ -247,7 +261,7 @@ def extract_quantities(
         elif m.group("half") or m.group("halved"):
             value = 50.0
         else:
-            pn, pd = _word_value(m.group("pn")), _word_value(m.group("pd").replace(",", ""))
+            pn, pd = _word_value(m.group("pn")), _word_value(m.group("pd"))
             if pn is None or not pd or pn > pd or pd < 2:
                 continue
             value = 100.0 * pn / pd
@@ -302,13 +316,116 @@ def extract_quantities(
                 precision=None if is_word else _precision(raw, value),
                 month=month,
                 day_of_date=day,
+                **_unit_after(text, n.end, n.percent),
             )
         )
     found.sort(key=lambda q: q.start)
-    return found
+    return _percent_ranges(text, found)
+
+
+#: Units with SI prefixes or as words: (base unit, factor). Case matters ("MW" is not "mW").
+_UNITS: dict[str, tuple[str, float]] = {}
+for _prefix, _factor in (("", 1.0), ("k", 1e3), ("M", 1e6), ("G", 1e9), ("T", 1e12)):
+    for _u in ("W", "Wh"):
+        _UNITS[_prefix + _u] = (_u, _factor)
+for _prefix, _factor in (("", 1.0), ("k", 1e3), ("m", 1e-3), ("c", 1e-2)):
+    _UNITS[_prefix + "m"] = ("m", _factor)
+    _UNITS[_prefix + "g"] = ("g", _factor)
+_UNITS["t"] = ("g", 1e6)
+_UNIT_WORDS_TABLE = {
+    "watt": ("W", 1.0),
+    "kilowatt": ("W", 1e3),
+    "megawatt": ("W", 1e6),
+    "gigawatt": ("W", 1e9),
+    "terawatt": ("W", 1e12),
+    "kilowatt-hour": ("Wh", 1e3),
+    "megawatt-hour": ("Wh", 1e6),
+    "gigawatt-hour": ("Wh", 1e9),
+    "terawatt-hour": ("Wh", 1e12),
+    "gram": ("g", 1.0),
+    "kilogram": ("g", 1e3),
+    "milligram": ("g", 1e-3),
+    "tonne": ("g", 1e6),
+    "metre": ("m", 1.0),
+    "meter": ("m", 1.0),
+    "kilometre": ("m", 1e3),
+    "kilometer": ("m", 1e3),
+    "centimetre": ("m", 1e-2),
+    "centimeter": ("m", 1e-2),
+    "millimetre": ("m", 1e-3),
+    "millimeter": ("m", 1e-3),
+}
+_UNIT_RE = re.compile(
+    r"\s?(?:(?P<sym>[kMGT]?Wh?|[kmc]?[mg]|t)(?![\w/])"
+    rf"|(?P<word>(?:{'|'.join(sorted(_UNIT_WORDS_TABLE, key=len, reverse=True))})s?)\b)"
+)
+
+
+def _unit_after(text: str, end: int, percent: bool) -> dict[str, Any]:
+    if percent:
+        return {}
+    m = _UNIT_RE.match(text, end)
+    if m is None:
+        return {}
+    if m.group("sym"):
+        unit, factor = _UNITS[m.group("sym")]
+    else:
+        unit, factor = _UNIT_WORDS_TABLE[m.group("word").lower().removesuffix("s")]
+    return {"unit": unit, "factor": factor}
+
+
+_RANGE_JOIN = re.compile(r"\s*(?:to|and|or|-|–|—)\s*")
+
+
+def _percent_ranges(text: str, found: list[Quantity]) -> list[Quantity]:
+    """A number joined to a percentage by "to"/"and"/a dash is a percentage too ("from forty-six to
+    thirty-one percent", "between 5 and 7%")."""
+    out = list(found)
+    for i in range(len(out) - 2, -1, -1):
+        q, nxt = out[i], out[i + 1]
+        if nxt.percent and not q.percent and not q.year and _RANGE_JOIN.fullmatch(text[q.end : nxt.start]):
+            out[i] = replace(q, percent=True)
+    return out
+
+
+_HUNDRED_AND_RE = re.compile(
+    rf"\b(?P<h>a|one|two|three|four|five|six|seven|eight|nine)\s+hundred\s+(?:and\s+)?"
+    rf"(?P<rest>(?:{'|'.join(_TENS)})(?:[\s-](?:one|two|three|four|five|six|seven|eight|nine))?"
+    r"|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen"
+    r"|seventeen|eighteen|nineteen)\b",
+    re.I,
+)
+
+
+def _words_number(words: str) -> float | None:
+    total = 0.0
+    for part in re.split(r"[\s-]+", words.lower()):
+        value = _TEENS.get(part)
+        if value is None:
+            return None
+        total += value
+    return total
+
+
+_TEENS = {
+    **{k: float(v) for k, v in _UNIT_WORDS.items()},
+    **{k: float(v) for k, v in _TENS.items()},
+    "thirteen": 13.0,
+    "fourteen": 14.0,
+    "fifteen": 15.0,
+    "sixteen": 16.0,
+    "seventeen": 17.0,
+    "eighteen": 18.0,
+    "nineteen": 19.0,
+}
 
 
 _SCALE_VALUES = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9}
+
+
+def _in_base(q: Quantity) -> Quantity:
+    precision = q.precision * q.factor if q.precision is not None else None
+    return replace(q, value=q.value * q.factor, precision=precision, factor=1.0)
 
 
 def _rounds_to(value: float, other: Quantity) -> bool:
@@ -319,6 +436,9 @@ def _rounds_to(value: float, other: Quantity) -> bool:
 
 
 def _values_match(q: Quantity, p: Quantity, value: float | None = None) -> bool:
+    if value is None and q.unit is not None and q.unit == p.unit and q.factor != p.factor:
+        # the same kind of measurement in other units ("4.996 GW", "4,996 MW"): compare in the base unit
+        return _values_match(_in_base(q), _in_base(p))
     v = q.value if value is None else value
     if v == p.value:
         return True

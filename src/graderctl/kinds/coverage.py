@@ -4,20 +4,21 @@ For each nugget the report is searched for its best-matching passage (windows of
 sentences; tokenised news text such as ``he 's`` / ``( £ 9.90 )`` / ``self - esteem`` is undone first, and
 lower-cased tokenised text is split at its stand-alone sentence marks). Words are compared by their Snowball
 stems (PyStemmer) with the past forms of common irregular verbs mapped to their base ("won" = "win"),
-spelling slips and short/long name forms tolerated ("Ronaldo" for "Cristiano Ronaldo"), the alternatives a
-nugget offers with ``/`` ("singer/Bieber") standing for one another, and coreference-lite: a sentence that
-refers back ("he", "the 27-year-old") to a name mentioned shortly before counts as mentioning it.
+spelling slips and short/long name forms tolerated ("Ronaldo" for "Cristiano Ronaldo"), acronyms matched to
+their spelled-out form ("SST": "sea surface temperature"), the alternatives a nugget offers with ``/``
+("singer/Bieber") standing for one another, and coreference-lite: a sentence that refers back ("he", "the
+27-year-old") to a name mentioned shortly before counts as mentioning it.
 
 Several signals are measured in the passage and across the report: recall of the nugget's content words and
 bigrams, whether its subject and first other word are there and how far apart, negation agreement, and its
 numbers (see :mod:`graderctl.kinds._quantities`: "a quarter" ~ "26%", "2.3 million" ~ "2,314,000", a hedged
-"about 7.5 million" ~ "almost 8 million", a date's missing day tolerated, but "87" is not "78" nor "2013"
-"2003"). A small logistic model combines them; its weights, intercept and threshold are ``[params]`` of the
-grader definition (fitted on development data by ``benchmarks/fit_coverage.py``), so they are versioned and
-part of the fingerprint. No pickles: the model is plain arithmetic. Two hard rules veto a match: a number of
-the nugget that the passage (or a sentence matching nearly as well) does not state (``require_numbers``), and
-a passage that states the opposite of a word of the nugget ("rising" for "lower", "below" for "above";
-``reject_contradictions``).
+"about 7.5 million" ~ "almost 8 million", "4,996 MW" ~ "4.996 GW", a date's missing day tolerated, but "87" is
+not "78" nor "2013" "2003"). A small logistic model combines them; its weights, intercept and threshold are
+``[params]`` of the grader definition (fitted on development data by ``benchmarks/fit_coverage.py``), so they
+are versioned and part of the fingerprint. No pickles: the model is plain arithmetic. Two hard rules veto a
+match: a number of the nugget that the passage (or a sentence matching nearly as well) does not state
+(``require_numbers``), and a passage that states the opposite of a word of the nugget ("rising" for "lower",
+"below" for "above"; ``reject_contradictions``).
 
 The report covers the task when every ``vital`` nugget is matched and at least ``⌊min_okay_share × n⌋`` of
 its ``n`` ``okay`` ones (counted down, so one okay nugget missing out of one or two never fails a share of
@@ -75,45 +76,45 @@ FEATURES: tuple[str, ...] = (
 )
 
 #: The fitted model shipped as graders/coverage/v1.toml (benchmarks/fit_coverage.py on the REALSumm dev
-#: split; 10 x 5-fold CV grouped by document: balanced accuracy 0.767 +- 0.022). Used when a definition gives
+#: split; 10 x 5-fold CV grouped by document: balanced accuracy 0.767 +- 0.023). Used when a definition gives
 #: no model.
-DEFAULT_THRESHOLD = 0.58
-DEFAULT_INTERCEPT = -0.1073
+DEFAULT_THRESHOLD = 0.59
+DEFAULT_INTERCEPT = -0.1078
 DEFAULT_WEIGHTS: dict[str, float] = {
-    "content_recall_report": 0.9155,
-    "content_recall_window": 0.3354,
-    "bigram_recall_window": 0.2872,
-    "subject_present": -0.1589,
-    "predicate_present": -0.2035,
-    "name_recall": 0.0781,
-    "number_recall": 0.4767,
-    "negation_mismatch": 0.0476,
-    "long_missing": -0.1204,
-    "subject_predicate_gap": -0.1606,
+    "content_recall_report": 0.9301,
+    "content_recall_window": 0.3194,
+    "bigram_recall_window": 0.2876,
+    "subject_present": -0.1597,
+    "predicate_present": -0.2005,
+    "name_recall": 0.0855,
+    "number_recall": 0.4768,
+    "negation_mismatch": 0.0472,
+    "long_missing": -0.117,
+    "subject_predicate_gap": -0.1569,
 }
 DEFAULT_MEANS: dict[str, float] = {
-    "content_recall_report": 0.6306,
-    "content_recall_window": 0.6232,
+    "content_recall_report": 0.6309,
+    "content_recall_window": 0.6233,
     "bigram_recall_window": 0.2393,
-    "subject_present": 0.7772,
-    "predicate_present": 0.4747,
-    "name_recall": 0.8294,
+    "subject_present": 0.7774,
+    "predicate_present": 0.4748,
+    "name_recall": 0.8307,
     "number_recall": 0.9284,
-    "negation_mismatch": 0.0977,
-    "long_missing": 0.6805,
-    "subject_predicate_gap": 2.4994,
+    "negation_mismatch": 0.098,
+    "long_missing": 0.6807,
+    "subject_predicate_gap": 2.4992,
 }
 DEFAULT_SCALES: dict[str, float] = {
-    "content_recall_report": 0.2994,
+    "content_recall_report": 0.2995,
     "content_recall_window": 0.2985,
     "bigram_recall_window": 0.2257,
-    "subject_present": 0.4161,
+    "subject_present": 0.416,
     "predicate_present": 0.4994,
-    "name_recall": 0.3253,
+    "name_recall": 0.3247,
     "number_recall": 0.2556,
-    "negation_mismatch": 0.2969,
+    "negation_mismatch": 0.2973,
     "long_missing": 0.9058,
-    "subject_predicate_gap": 1.0228,
+    "subject_predicate_gap": 1.023,
 }
 
 
@@ -353,7 +354,25 @@ class ReportIndex:
     sentence_stems: list[set[str]]
     #: Whether each sentence may refer back to a name of an earlier one (a pronoun, or it opens with "the").
     refers_back: list[bool]
+    #: Each sentence's tokens without the words an acronym skips (see :meth:`spelled_out`).
+    acronym_words: list[list[str]]
     _fuzzy_cache: dict[str, str | None] = field(default_factory=dict)
+    _acronym_cache: dict[str, set[int]] = field(default_factory=dict)
+
+    def spelled_out(self, acronym: str) -> set[int]:
+        """The sentences with a run of words whose initials are ``acronym`` (lower case, 3+ letters):
+        "sea surface temperature" for "sst"."""
+        found = self._acronym_cache.get(acronym)
+        if found is None:
+            found = set()
+            n = len(acronym)
+            for j, words in enumerate(self.acronym_words):
+                for i in range(len(words) - n + 1):
+                    if words[i][0] == acronym[0] and all(words[i + k][:1] == acronym[k] for k in range(1, n)):
+                        found.add(j)
+                        break
+            self._acronym_cache[acronym] = found
+        return found
 
     @classmethod
     def build(cls, report: str, max_window: int = 2) -> ReportIndex:
@@ -389,6 +408,7 @@ class ReportIndex:
             quantities=ReportQuantities.build(sentences),
             sentence_stems=[p.stems for p in per_sentence],
             refers_back=[p.refers_back for p in per_sentence],
+            acronym_words=[[t for t in p.tokens if t not in _ACRONYM_SKIP] for p in per_sentence],
         )
 
 
@@ -399,6 +419,11 @@ class _SentenceParts:
     negated: bool
     sequence: list[str]
     refers_back: bool
+    tokens: list[str]
+
+
+#: Words an acronym skips ("Centers for Disease Control" -> "CDC").
+_ACRONYM_SKIP = frozenset(["of", "and", "for", "the", "in", "on", "de", "&"])
 
 
 def _sentence_parts(sentence: str) -> _SentenceParts:
@@ -411,6 +436,7 @@ def _sentence_parts(sentence: str) -> _SentenceParts:
         _negated(words),
         stems,
         not _PRONOUNS.isdisjoint(words) or (bool(tokens) and tokens[0] == "the"),
+        tokens,
     )
 
 
@@ -533,6 +559,8 @@ def _names(nugget: str) -> list[_Name]:
     return names
 
 
+#: An acronym of three to six capitals, perhaps plural ("SSTs"); two letters are too ambiguous to spell out.
+_ACRONYM = re.compile(r"\b([A-Z]{3,6})s?\b")
 _DETERMINERS = _wordset("the a an his her their its our my your this that these those")
 _SUBJECT_PRONOUNS = _wordset("he she it they him her them we i you")
 
@@ -625,11 +653,21 @@ def nugget_features(nugget: str, report: ReportIndex, *, slip: float = 0.85) -> 
     bigrams = [(resolved.get(a) or a, resolved.get(b) or b) for a, b in itertools.pairwise(all_stems)]
     bigrams = [bg for bg in bigrams if not (bg[0] in _text.STOPWORDS and bg[1] in _text.STOPWORDS)]
     coref = _coreferences(groups, resolved, report) if groups else {}
+    # an acronym of the nugget the report spells out ("SST": "sea surface temperature"), by sentence
+    acronyms: dict[str, set[int]] = {}
+    for m in _ACRONYM.finditer(cleaned):
+        st = _stem(m.group().lower())
+        where = report.spelled_out(m.group(1).lower()) if st in resolved and resolved[st] is None else None
+        if st in resolved and resolved[st] is None and where:
+            acronyms[st] = where
 
     def hits_in(stems: set[str], span: range = range(0)) -> list[str]:
         direct = {s for s in content_stems if resolved[s] is not None and resolved[s] in stems}
         for j in span:
             direct.update(coref.get(j, ()))
+        for st, where in acronyms.items():
+            if any(j in where for j in span):
+                direct.add(st)
         # a shorter or longer form of a name is the same name ("Ronaldo" for "Cristiano Ronaldo"); one of
         # the alternatives of "singer/Bieber" stands for all
         for g in itertools.chain(groups, alternatives):
@@ -655,12 +693,12 @@ def nugget_features(nugget: str, report: ReportIndex, *, slip: float = 0.85) -> 
     unit_text = best_unit.text if best_unit else ""
     unit_stems = best_unit.stems if best_unit else set()
     unit_negated = best_unit.negated if best_unit else False
-    report_hits = set(hits_in(report.stems))
+    report_hits = set(hits_in(report.stems, range(len(report.sentences)) if acronyms else range(0)))
     hit_set = set(best_hits)
 
     # names: one is there when its last word is (a shorter form: "Ronaldo" for "Cristiano Ronaldo") or all of
     # it is ("Amanda Mulls" is not "Amanda Oleander"); an alternative that is there stands for the others
-    in_report = {s_ for s_ in content_stems if resolved[s_] is not None}
+    in_report = {s_ for s_ in content_stems if resolved[s_] is not None or s_ in acronyms}
     for alt in alternatives:
         if any(t in in_report for t in alt):
             in_report.update(alt)
@@ -962,8 +1000,13 @@ class CoverageGrader(GraderKind):
         for label, missing in (("vital", missing_vital), ("okay", missing_okay)):
             for text, prob, m in missing[:8]:
                 why = _why(m)
+                score_text = (
+                    f"match {prob:.2f} < {self.p.threshold:.2f}"
+                    if prob < self.p.threshold
+                    else f"match {prob:.2f}, vetoed"
+                )
                 parts.append(
-                    f"missing {label} nugget {_quote(text)} (match {prob:.2f}); closest: "
+                    f"missing {label} nugget {_quote(text)} ({score_text}); closest: "
                     f"{_quote(m.best_sentence) if m.best_sentence else 'none'}"
                     + (f" — {'; '.join(why)}" if why else "")
                 )
