@@ -24,6 +24,11 @@ _DOI_ANYWHERE = re.compile(r"\b(10\.\d{4,9}/[^\s\"'<>]+)", re.I)
 _DOI_START = re.compile(r"10\.\d+/\S")
 _DOI_URL_END = re.compile(r"[?#&]")
 _SLASH_RUN = re.compile(r"/{2,}")
+#: A URL none of whose parts needs the general treatment (http(s) or no scheme, a plain ASCII host, a path
+#: of characters that percent-encoding leaves alone, no port, query or fragment): the common case, keyed
+#: without urllib.
+_SIMPLE_URL = re.compile(r"(?:https?://|//)?([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.?)(/[A-Za-z0-9._~/-]*)?")
+_INDEX_PAGES = ("/index.html", "/index.htm", "/index.php", "/default.aspx")
 #: Characters a URL or DOI picks up from the prose around it.
 _TRAILING_PROSE = ".,;:!?"
 
@@ -56,6 +61,13 @@ def normalize_url(url: str) -> str:
     tracking parameters (``utm_*``, ``fbclid``, ``gclid``, ...), query-parameter order, percent-encoding
     differences, and punctuation the URL picked up from surrounding prose (a trailing ``.`` or ``,``)."""
     text = _strip_prose(unicodedata.normalize("NFKC", url))
+    simple = _SIMPLE_URL.fullmatch(text)
+    if simple is not None:  # the same steps as below, those that can change such a URL
+        host = _host_key(simple.group(1))
+        path = _SLASH_RUN.sub("/", simple.group(2) or "").rstrip("/")
+        if path.lower().endswith(_INDEX_PAGES):
+            path = path.rsplit("/", 1)[0]
+        return "//" + host + path
     if text.startswith("//"):
         text = "http:" + text
     elif "://" not in text:
@@ -71,7 +83,7 @@ def normalize_url(url: str) -> str:
     path = _SESSION_PATH_PARAM.sub("", parts.path)
     path = quote(unquote(path), safe="/:@!$&'()*+,;=-._~")
     path = _SLASH_RUN.sub("/", path).rstrip("/")
-    if path.lower().endswith(("/index.html", "/index.htm", "/index.php", "/default.aspx")):
+    if path.lower().endswith(_INDEX_PAGES):
         path = path.rsplit("/", 1)[0]
     query_items = [
         (k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if not _TRACKING_PARAMS.match(k)

@@ -85,6 +85,22 @@ def test_mangled_url_without_title_names_the_closest_url() -> None:
     assert "closest document by URL" in v.reason and "'d1'" in v.reason
 
 
+def test_a_large_corpus_is_searched_for_the_closest_url_on_the_same_host_only() -> None:
+    from graderctl.kinds.source_existence import _title_index
+
+    docs = [
+        CorpusDocument(id="a", url="https://one.example/reports/annual-2023", text="x"),
+        CorpusDocument(id="b", url="https://two.example/reports/annual-2024", text="y"),
+        CorpusDocument(id="c", url="https://two.example/blog/hello", text="z"),
+    ]
+    titles = _title_index(Corpus(docs))
+    hit = titles.closest_by_url("https://one.example/blog/hello")
+    assert hit is not None and docs[hit[0]].id == "c"  # small corpus: every URL is a candidate
+    hit = titles.closest_by_url("https://one.example/blog/hello", limit=2)
+    assert hit is not None and docs[hit[0]].id == "a"  # large corpus: the same host only
+    assert titles.closest_by_url("https://three.example/blog/hello", limit=2) is None
+
+
 def test_unknown_source_id_and_doi_are_rejected() -> None:
     assert one({"source_id": "nope"}).accepted is False
     assert one({"doi": "10.5555/other"}).accepted is False

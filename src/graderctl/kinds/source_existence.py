@@ -224,6 +224,7 @@ class _TitleIndex:
     urls: tuple[str, ...]  # normalised ("" when none)
     #: content word -> positions of the documents whose title has it, ascending
     by_token: dict[str, array[int]]
+    #: host -> positions of the documents on it; "" -> every document with a URL
     by_host: dict[str, array[int]]
     _host_urls: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
 
@@ -251,10 +252,10 @@ class _TitleIndex:
                     else:
                         posting.append(i)
             if url:
-                host = url.split("/", 1)[0]
-                posting = by_host.get(host)
+                by_host.setdefault("", []).append(i)
+                posting = by_host.get(_url_host(url))
                 if posting is None:
-                    by_host[host] = [i]
+                    by_host[_url_host(url)] = [i]
                 else:
                     posting.append(i)
         return cls(
@@ -320,7 +321,10 @@ class _TitleIndex:
         import rapidfuzz.process as process
 
         key = normalize_url(url)
-        host = key.split("/", 1)[0]
+        # a corpus of up to `limit` pages is searched whole (a mangled host still finds its page); a larger
+        # one only among the pages on the same host
+        everything = self.by_host.get("", ())
+        host = "" if len(everything) <= limit else _url_host(key)
         posting = self.by_host.get(host)
         if not posting:
             return None
@@ -331,6 +335,14 @@ class _TitleIndex:
         if best is None:
             return None
         return posting[best[2]], float(best[1]) / 100
+
+
+def _url_host(key: str) -> str:
+    """The host (and port) of a normalised URL (``//host/path?query``); never empty for a URL with a host."""
+    return _HOST_END.split(key[2:] if key.startswith("//") else key, maxsplit=1)[0] or "?"
+
+
+_HOST_END = re.compile(r"[/?]")
 
 
 def _cutoff(min_similarity: float) -> float:
