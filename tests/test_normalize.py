@@ -125,3 +125,17 @@ def test_find_doi_sees_through_escapes_and_wide_characters(text: str, expected: 
 def test_url_normalisation_is_cached_and_pure() -> None:
     url = "https://www.example.com/news/article-1?utm_source=x&id=7"
     assert normalize_url(url) == normalize_url.__wrapped__(url) == normalize_url(url)
+
+
+@pytest.mark.parametrize(
+    ("plain", "general"),
+    [
+        # left: keyed by the fast path (no port, query, fragment or escapes); right: the same page, by urllib
+        ("https://www.Example.com/a//b/index.html", "https://example.com/a/b?utm_source=x"),
+        ("example.com/news/story-1/", "http://example.com:80/news/story-1#top"),
+        ("//example.com", "https://EXAMPLE.com:443/"),
+        ("https://example.com./a~b_c.d-e", "https://example.com/a%7Eb_c.d-e"),
+    ],
+)
+def test_plain_urls_are_keyed_as_the_general_path_keys_them(plain: str, general: str) -> None:
+    assert normalize_url(plain) == normalize_url(general)
