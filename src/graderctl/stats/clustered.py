@@ -168,6 +168,8 @@ def _group_labels(groups: object, func: str) -> list[Hashable | None]:
     expected = "a sequence of group names (None = a group of its own)"
     if isinstance(groups, str | bytes) or not isinstance(groups, Sequence):
         invalid("groups", func, expected, None, got_text=f"a {type(groups).__name__}")
+    if all(type(item) is str for item in groups):  # fast path: plain string labels are hashable
+        return list(groups)
     labels: list[Hashable | None] = []
     for position, item in enumerate(groups):
         if item is not None and not isinstance(item, Hashable):
@@ -179,6 +181,12 @@ def _group_labels(groups: object, func: str) -> list[Hashable | None]:
 def _group_index(labels: Sequence[Hashable | None]) -> npt.NDArray[np.intp]:
     import numpy as np
 
+    if None not in labels:  # fast path: every label names a group
+        codes_of: dict[Hashable, int] = {}
+        setdefault = codes_of.setdefault
+        return np.fromiter(
+            (setdefault(label, len(codes_of)) for label in labels), dtype=np.intp, count=len(labels)
+        )
     codes: dict[Hashable, int] = {}
     index = np.empty(len(labels), dtype=np.intp)
     next_code = 0
