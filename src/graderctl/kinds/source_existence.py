@@ -767,7 +767,7 @@ class SourceExistenceGrader(GraderKind):
         details["document_id"] = doc.id
         where = f"{res.how} (document {doc.id!r}" + (f", title {doc.title!r})" if doc.title else ")")
         quote = cit.quote
-        if not quote or not quote.strip():
+        if not quote or quote.isspace():
             if self.p.require_quote:
                 return Verdict.reject(f"{where}, but the citation has no quote", score=0.0, details=details)
             return Verdict.accept(f"{where}; no quote to check", score=1.0, details=details)
@@ -877,14 +877,14 @@ class SourceExistenceGrader(GraderKind):
             if doc is not None:
                 return _Resolution(doc, f"resolved by source_id {source_id!r}", [])
         elif url and not source_id and not doi:
-            doc = corpus.find_url(url)
+            doc = corpus.by_url.get(normalize_url(url))  # Corpus.find_url, without its per-call import
             if doc is not None:
                 return _Resolution(doc, f"resolved by url {url!r}", [])
         found: list[tuple[str, str, CorpusDocument | None]] = []  # (identifier kind, value, document)
         if cit.source_id:
             found.append(("source_id", cit.source_id, corpus.get(cit.source_id)))
         if cit.url:
-            doc = corpus.find_url(cit.url)
+            doc = corpus.by_url.get(normalize_url(cit.url))
             kind = "url"
             if doc is None:
                 embedded = find_doi(cit.url)
