@@ -517,12 +517,17 @@ class _QuoteMatcher:
         n_q = len(q_tokens)
         q_letters = "".join(q_tokens)
         lo, hi = max(tok_cursor, t0 - 1), min(n_spans, t1 + 1)
-        q_seq, region = _as_characters(q_tokens, doc_tokens[lo:hi])
+        region = list(doc_tokens[lo:hi])
+        end_offset = len(loose.text) + 1  # where a token after the last one would start
         distance = Levenshtein.distance
         for a in range(lo, min(n_spans, t0 + 2)):
             for b in range(max(a + 1, t1 - 1), hi + 1):
-                d = int(distance(q_seq, region[a - lo : b - lo]))
-                key = ("".join(doc_tokens[a:b]) != q_letters, d, abs(b - a - n_q), a, b)
+                window = region[a - lo : b - lo]
+                d = int(distance(q_tokens, window))
+                # the window's letters, counted from the offsets before they are compared
+                n_letters = (offsets[b] if b < n_spans else end_offset) - offsets[a] - (b - a)
+                same = n_letters == len(q_letters) and "".join(window) == q_letters
+                key = (not same, d, abs(b - a - n_q), a, b)
                 if best is None or key < best:
                     best = key
         assert best is not None
@@ -586,17 +591,6 @@ class _QuoteMatcher:
             else:
                 problems.append(f"the source has '{' '.join(pb)}' here, which the quote leaves out{note}")
         return problems, slip_chars
-
-
-def _as_characters(a: Sequence[str], b: Sequence[str]) -> tuple[Sequence[str], Sequence[str]]:
-    """Two token sequences re-spelt as strings, one character per distinct token: edit distances between
-    them (and their slices) are those between the token sequences, and much faster to compute."""
-    vocabulary = dict.fromkeys(a)
-    vocabulary.update(dict.fromkeys(b))
-    if len(vocabulary) > 0xD000:  # more distinct words than characters below the surrogates: keep the tokens
-        return a, b
-    codes = {token: chr(0x100 + i) for i, token in enumerate(vocabulary)}
-    return "".join(map(codes.__getitem__, a)), "".join(map(codes.__getitem__, b))
 
 
 def _diff_blocks(q: list[str], p: list[str]) -> list[tuple[list[str], list[str]]]:
