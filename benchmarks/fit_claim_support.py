@@ -49,7 +49,8 @@ negatives = ``not_supported``, ``partially_supported`` at ``--partial-weight``, 
 ``--synthetic-weight``; ``--balance-kinds`` gives every kind of perturbation the same total weight); the
 rule signals' weights are bounded to be <= 0 (a contradiction never
 raises support), solved with L-BFGS-B and an L2 penalty 1/(2C). Folds are stratified and GROUPED BY WIKIPEDIA
-ARTICLE, repeated with reshuffles. Scores use the grader's own arithmetic (:func:`support_score`), so the
+ARTICLE, repeated with reshuffles. Scores use the grader's own arithmetic (:func:`support_score`, vetoes of
+explicit contradictions included: a vetoed claim scores below the threshold whatever the fit), so the
 figures are the figures of the shipped grader. Finally it fits on all the data and prints the ``[params]``
 block for ``graders/claim-support/vN.toml``.
 

@@ -37,6 +37,13 @@ Each rule signal is 0 when absent, else the passage's recall of the claim (a dif
 otherwise reads like the claim is a contradiction; in a loosely related one it says little), and enters the
 fitted logistic model like every other feature.
 
+On top of the fitted features, :func:`_vetoes` lists explicit, high-precision contradictions in the best
+passage (when it is about the claim's named things): a claim number or date found nowhere in the evidence
+against another value of the same kind in the same slot, opposite direction words with no word of the claim's
+direction in the passage, a negation mismatch or a passage saying the claim's matter was not measured ("did
+not measure fruit yield"); and a floor on recall (fewer than a third of the claim's content words anywhere in
+the evidence). Each decides the verdict alone (``values["veto"]`` = 1, a flag, not a fitted feature).
+
 The names in :data:`FEATURE_NAMES` are the contract with the fitted weights in
 ``graders/claim-support/v1.toml``: changing what a feature computes changes verdicts.
 """
@@ -47,7 +54,7 @@ import math
 import re
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import pairwise
 from typing import Any
 
@@ -1360,6 +1367,15 @@ class Features:
     scope: tuple[str, str] | None = None
     #: (claim causal wording, passage correlational wording or "") when the passage does not state the cause.
     causal: tuple[str, str] | None = None
+    #: Explicit contradictions or gaps that decide a verdict alone (see :func:`_vetoes`), as reason phrases.
+    vetoes: list[str] = field(default_factory=list)
+    #: The negation found is a passage saying the claim's matter was not measured or reported.
+    negated_predicate: bool = False
+    #: Claim numbers bounded like a passage number of the same kind but with another value ("over five
+    #: summers" / "over two summers").
+    bound_conflicts: list[str] = field(default_factory=list)
+    #: Opposite wording where no sentence of the passage also says the claim's word or direction.
+    quantity_explicit: bool = False
 
     def vector(self) -> list[float]:
         return [self.values[name] for name in FEATURE_NAMES]
@@ -1475,6 +1491,7 @@ def extract(claim: ClaimInfo, evidence: Sequence[EvidenceIndex], *, candidates: 
         quantity=[],
     )
     if best is None:
+        _vetoes(claim, feats)
         return feats
     values.update(best.values)
     ev = evidence[best.evidence]
@@ -1489,6 +1506,7 @@ def extract(claim: ClaimInfo, evidence: Sequence[EvidenceIndex], *, candidates: 
     values["char_similarity"] = _char_similarity(claim.text, feats.passage.text)
     feats.missing_in_passage = [claim.surface[x] for x in terms if x in present and x not in best.keys]
     _rules(claim, ev, best, feats, weights, wsum)
+    _vetoes(claim, feats)
     return feats
 
 
@@ -1626,11 +1644,34 @@ def _rules(
 
     # numbers and dates
     near_numbers = [n for r in (*window, *around) for n in r.numbers]
-    aligned_numbers = [n for r in aligned for n in r.numbers]
+    # the tail of a compound quantity ("2 hours and 40 minutes") is no figure of its own
+    aligned_numbers = [n for r in aligned for n in r.numbers if not _compound_tail(n, r.numbers)]
     for cn in claim.numbers:
         if number_matches(cn, near_numbers):
-            continue
-        rival_n = next((pn for pn in aligned_numbers if cn.comparable(pn) and pn.value != cn.value), None)
+            # a bound ("over five summers") is borne out by a larger figure, unless the passage bounds the
+            # same kind of thing with the same word and another value ("over two summers")
+            if not cn.bound or number_matches(replace(cn, bound=""), near_numbers):
+                continue
+            rival_n = next(
+                (
+                    pn
+                    for pn in aligned_numbers
+                    if cn.comparable(pn) and pn.bound == cn.bound and pn.value != cn.value
+                ),
+                None,
+            )
+            if rival_n is not None:
+                feats.bound_conflicts.append(cn.text)
+        else:
+            # a passage figure the claim itself gives elsewhere stands in another slot, not this one
+            rival_n = next(
+                (
+                    pn
+                    for pn in aligned_numbers
+                    if cn.comparable(pn) and pn.value != cn.value and not number_matches(pn, claim.numbers)
+                ),
+                None,
+            )
         if rival_n is not None:
             feats.conflicting_numbers.append((cn.text, rival_n.text))
             key = "date_conflict" if cn.is_year else "number_conflict"
@@ -1670,6 +1711,25 @@ def _rules(
     for k in sorted(cr.prefix_negated - term_set):
         if not feats.negation and k in p_aff - p_prefix:
             feats.negation = f"the claim negates {k!r} by a prefix but the passage does not"
+    if not feats.negation and not cr.negations and not cr.prefix_negated:
+        # the passage says the claim's matter was not measured / reported ("did not measure fruit yield")
+        for r in aligned:
+            for cue, scope_keys in r.negations:
+                if cue in _CONTRASTIVE:
+                    continue
+                said = sorted(k for k in scope_keys & term_set if k in cr.affirmed)
+                verb = next((k for k in scope_keys if k in _UNOBSERVED_VERBS), None)
+                if verb is not None and said:
+                    shown = next((r.words[i] for i, k in enumerate(r.wkeys) if k == verb), verb)
+                    feats.negation = (
+                        f"the passage says {cue!r} {shown!r} about "
+                        + ", ".join(repr(claim.surface.get(k, k)) for k in said[:3])
+                        + " but the claim states a finding"
+                    )
+                    feats.negated_predicate = True
+                    break
+            if feats.negation:
+                break
     if feats.negation:
         values["negation_mismatch"] = strength
 
@@ -1690,6 +1750,13 @@ def _rules(
                     break
     if feats.quantity:
         values["quantity_mismatch"] = strength
+        window_stems = set().union(*(r.stem_set for r in window))
+        feats.quantity_explicit = not any(
+            a in window_stems
+            or (a in DIRECTION_UP and DIRECTION_UP & window_stems)
+            or (a in DIRECTION_DOWN and DIRECTION_DOWN & window_stems)
+            for a, _b in feats.quantity
+        )
 
     # scope: universal / absolute words
     passage_universal: dict[str, str] = {}
@@ -1738,6 +1805,65 @@ def _rules(
             if hedge:
                 feats.causal = (claim_causal[0], hedge)
                 values["causal_hedged"] = strength
+
+
+#: Stems of verbs of observing or reporting: "did not measure / record / report X" says X is not known.
+_UNOBSERVED_VERBS: frozenset[str] = _stems(
+    (
+        *("measure", "measured", "assess", "assessed", "record", "recorded", "report", "reported", "track"),
+        *("tracked", "evaluate", "evaluated", "examine", "examined", "investigate", "investigated", "test"),
+        *("tested", "collect", "collected", "quantify", "quantified", "monitor", "monitored", "analyse"),
+        *("analyze", "analysed", "analyzed", "study", "studied", "estimate", "estimated", "address"),
+    )
+)
+#: A rule signal at least this strong (the passage's recall of the claim) is an explicit contradiction.
+VETO_STRENGTH = 0.5
+#: Reject when the evidence holds less than this share of the claim's content words (paraphrases of short
+#: passages often reword half of them, so the floor is lower than one half).
+RECALL_FLOOR = 1 / 3
+
+
+def _vetoes(claim: ClaimInfo, feats: Features) -> None:
+    """Explicit, high-precision contradictions in the best passage, and a floor on content-word recall:
+    each decides the verdict alone (``values["veto"]`` = 1) and is named in ``feats.vetoes``."""
+    values = feats.values
+    out = feats.vetoes
+    if claim.terms:
+        present = 1 - len(feats.missing_terms) / len(claim.terms)
+        if present < RECALL_FLOOR - 1e-9:
+            out.append(
+                f"{len(feats.missing_terms)} of the claim's {len(claim.terms)} content words are nowhere "
+                "in the evidence"
+            )
+    # a contradiction is explicit only when the passage is about the claim's named things
+    same_subject = not feats.entity_conflicts and not feats.missing_entities
+    if not same_subject:
+        values["veto"] = 1.0 if out else 0.0
+        return
+    nowhere = set(feats.missing_numbers) | set(feats.bound_conflicts)
+    numbers = [(a, b) for a, b in feats.conflicting_numbers if a in nowhere]  # the claim's figure is nowhere
+    strong = max(values.get("number_conflict", 0.0), values.get("date_conflict", 0.0))
+    if numbers and strong >= VETO_STRENGTH:
+        out.append(
+            "contradicting number/date: "
+            + ", ".join(f"claim says {a!r}, passage says {b!r}" for a, b in numbers[:3])
+        )
+    if feats.quantity_explicit and values.get("quantity_mismatch", 0.0) >= VETO_STRENGTH:
+        out.append(
+            "opposite wording: " + ", ".join(f"claim {a!r} vs passage {b!r}" for a, b in feats.quantity[:3])
+        )
+    if feats.negation and (values.get("negation_mismatch", 0.0) >= VETO_STRENGTH or feats.negated_predicate):
+        out.append(f"negated predicate: {feats.negation}")
+    values["veto"] = 1.0 if out else 0.0
+
+
+def _compound_tail(num: Number, numbers: Sequence[Number]) -> bool:
+    """Whether ``num`` follows closely on a number counting another unit ("2 hours and 40 minutes",
+    "5 feet 2 inches")."""
+    return any(
+        o.start < num.start <= o.start + 20 and o.kind != num.kind and o.kind.startswith("count:")
+        for o in numbers
+    ) and num.kind.startswith("count:")
 
 
 _SLOT_WORDS = frozenset(["in", "at", "by", "from", "of", "for", "with", "to", "near", "on", "as"])

@@ -18,6 +18,13 @@ versioned and fingerprinted); grading is plain arithmetic, no pickles, no model 
     z = intercept + sum_f weight[f] * (x_f - center[f]) / scale[f] - sum_r penalty[r] * x_r
     score = 1 / (1 + exp(-z));  accepted when score >= threshold
 
+except that explicit, high-precision contradictions in the best passage veto the claim whatever the fitted
+model says (the score is capped at half the threshold and the reason says "rejected outright: ..."): a claim
+number or date contradicted by another value of the same kind, opposite direction words on the same
+predicate, a negation mismatch or a passage saying the claim's matter was not measured ("did not measure
+fruit yield"), each when the passage otherwise reads like the claim; and a floor on recall: most of the
+claim's content words nowhere in the evidence.
+
 (``penalties`` are optional fixed extra penalties of rule signals; the shipped model uses none.)
 
 The reason quotes the best passage with its location (document id, sentence numbers counted from 1) and names
@@ -47,24 +54,24 @@ RULE_FEATURES: tuple[str, ...] = sf.RULE_FEATURES
 
 # The model fitted by benchmarks/fit_claim_support.py and stored in graders/claim-support/v1.toml. It is the
 # default, so a definition without a fitted model still grades sensibly; tests keep the two equal.
-DEFAULT_INTERCEPT = 0.355042
+DEFAULT_INTERCEPT = 0.330109
 DEFAULT_WEIGHTS: dict[str, float] = {
-    "recall_window_idf": 0.230651,
-    "recall_evidence": 0.04909,
-    "char_similarity": 0.51822,
-    "bigram_window": -0.310025,
-    "name_missing_evidence": -0.324783,
-    "number_missing_evidence": -0.335783,
-    "number_missing_window": -0.32026,
-    "evidence_length": -0.110451,
-    "entity_missing": -0.791783,
-    "entity_conflict": -1.42277,
-    "number_conflict": -1.61253,
-    "date_conflict": -0.703011,
-    "negation_mismatch": -2.27765,
-    "quantity_mismatch": -1.73933,
-    "scope_unsupported": -3.5849,
-    "causal_unsupported": -2.76299,
+    "recall_window_idf": 0.235386,
+    "recall_evidence": 0.051713,
+    "char_similarity": 0.495856,
+    "bigram_window": -0.300756,
+    "name_missing_evidence": -0.326054,
+    "number_missing_evidence": -0.340356,
+    "number_missing_window": -0.337215,
+    "evidence_length": -0.114432,
+    "entity_missing": -0.760334,
+    "entity_conflict": -1.38149,
+    "number_conflict": -1.62045,
+    "date_conflict": -0.308083,
+    "negation_mismatch": -2.28465,
+    "quantity_mismatch": -1.74372,
+    "scope_unsupported": -3.57426,
+    "causal_unsupported": -2.7563,
 }
 DEFAULT_CENTER: dict[str, float] = {
     "recall_window_idf": 0.500208,
@@ -104,6 +111,8 @@ DEFAULT_SCALE: dict[str, float] = {
 }
 DEFAULT_PENALTIES: dict[str, float] = {}
 DEFAULT_THRESHOLD = 0.5
+#: A vetoed claim's score is at most this share of the threshold (so it is rejected whatever the fit says).
+VETO_SCORE_CAP = 0.5
 
 
 class ClaimSupportParams(GraderKind.Params):
@@ -169,9 +178,14 @@ def support_score(values: dict[str, float], params: ClaimSupportParams) -> float
     for name, p in params.penalties.items():
         z -= p * values[name]
     if z >= 0:
-        return 1.0 / (1.0 + math.exp(-z))
-    ez = math.exp(z)
-    return ez / (1.0 + ez)
+        score = 1.0 / (1.0 + math.exp(-z))
+    else:
+        ez = math.exp(z)
+        score = ez / (1.0 + ez)
+    if values.get("veto", 0.0) > 0:
+        # an explicit contradiction or a claim mostly absent from the evidence decides alone
+        return min(score, VETO_SCORE_CAP * params.threshold)
+    return score
 
 
 class ClaimSupportGrader(GraderKind):
@@ -179,7 +193,7 @@ class ClaimSupportGrader(GraderKind):
 
     name = "claim_support"
     checks = frozenset({Check.claim_support})
-    implementation_version: ClassVar[str] = "1"
+    implementation_version: ClassVar[str] = "2"
     Params = ClaimSupportParams
 
     def __init__(self, params: BaseModel, context: GradingContext | None = None) -> None:
@@ -261,7 +275,7 @@ class ClaimSupportGrader(GraderKind):
         claim = sf.analyse_claim(inp.claim)
         feats = sf.extract(claim, indexes, candidates=self.p.candidates)
         score = support_score(feats.values, self.p)
-        accepted = score >= self.p.threshold
+        accepted = score >= self.p.threshold and not feats.vetoes
         reason = self._reason(claim, feats, labels, score, accepted)
         details = self._details(feats, inp, score)
         if accepted:
@@ -289,6 +303,8 @@ class ClaimSupportGrader(GraderKind):
             return f"{head}: the evidence has no sentences"
         quote = _trim(feats.passage.text, self.p.passage_chars_shown)
         parts = [f'{head}; best passage ({self._location(feats, labels)}): "{quote}"']
+        if feats.vetoes:
+            parts.append("rejected outright: " + "; ".join(feats.vetoes))
         gaps: list[str] = []
         if feats.entity_conflicts:
             gaps.append(
@@ -376,6 +392,7 @@ class ClaimSupportGrader(GraderKind):
             "entity_conflicts": [list(x) for x in feats.entity_conflicts],
             "scope": list(feats.scope) if feats.scope is not None else None,
             "causal": list(feats.causal) if feats.causal is not None else None,
+            "vetoes": feats.vetoes,
         }
 
 
