@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from graderctl.cli import _state
+from graderctl.cli._options import Jobs, NoCache, SampleBatchSize, SampleTimeout
 from graderctl.errors import ExitCode, GraderRunError, UsageError
 
 if TYPE_CHECKING:
@@ -50,11 +51,9 @@ def calibrate(
     output: Annotated[
         Path | None, typer.Option("--output", help="Also write the rendering (in --format) to this file.")
     ] = None,
-    jobs: Annotated[int, typer.Option("--jobs", min=1, help="Batches graded in parallel.")] = 1,
-    timeout: Annotated[
-        float | None, typer.Option("--timeout", help="Seconds allowed per sample (default: no limit).")
-    ] = None,
-    batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Samples per batch.")] = 64,
+    jobs: Jobs = 1,
+    timeout: SampleTimeout = None,
+    batch_size: SampleBatchSize = 64,
     no_write: Annotated[
         bool, typer.Option("--no-write", help="Do not write reports under reports/.")
     ] = False,
@@ -66,9 +65,7 @@ def calibrate(
         typer.Option("--check", help="Write nothing; exit 1 when a report is missing or stale (for CI)."),
     ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or notes on stderr.")] = False,
-    no_cache: Annotated[
-        bool, typer.Option("--no-cache", help="Do not read or fill the verdict cache (model judges).")
-    ] = False,
+    no_cache: NoCache = False,
     repeats: Annotated[
         int,
         typer.Option(

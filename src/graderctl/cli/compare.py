@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from graderctl.cli import _state
+from graderctl.cli._options import Jobs, NoCache, SampleBatchSize, SampleTimeout
 from graderctl.errors import ExitCode, UsageError
 
 if TYPE_CHECKING:
@@ -64,18 +65,14 @@ def compare(
     output: Annotated[
         Path | None, typer.Option("--output", help="Also write the rendering (in --format) to this file.")
     ] = None,
-    jobs: Annotated[int, typer.Option("--jobs", min=1, help="Batches graded in parallel.")] = 1,
-    timeout: Annotated[
-        float | None, typer.Option("--timeout", help="Seconds allowed per sample (default: no limit).")
-    ] = None,
-    batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Samples per batch.")] = 64,
+    jobs: Jobs = 1,
+    timeout: SampleTimeout = None,
+    batch_size: SampleBatchSize = 64,
     no_write: Annotated[
         bool, typer.Option("--no-write", help="Do not write the report under reports/comparisons/.")
     ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or notes on stderr.")] = False,
-    no_cache: Annotated[
-        bool, typer.Option("--no-cache", help="Do not read or fill the verdict cache (model judges).")
-    ] = False,
+    no_cache: NoCache = False,
 ) -> None:
     """Decide whether NEW keeps scores comparable with OLD (an equivalence test on paired outcomes)."""
     from graderctl.cli._progress import progress_bar, progress_enabled

@@ -18,6 +18,7 @@ from typing import Annotated
 import typer
 
 from graderctl.cli import _state
+from graderctl.cli._options import Jobs, NoCache, SampleBatchSize, SampleTimeout
 from graderctl.errors import ExitCode, InvalidInputError, Problem, UsageError
 
 
@@ -48,14 +49,10 @@ def probe(
     ] = 0.05,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the transformations.")] = 20240601,
     fmt: Annotated[Format, typer.Option("--format", help="Output format on stdout.")] = Format.text,
-    jobs: Annotated[int, typer.Option("--jobs", min=1, help="Batches graded in parallel.")] = 1,
-    timeout: Annotated[
-        float | None, typer.Option("--timeout", help="Seconds allowed per sample (default: no limit).")
-    ] = None,
-    batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Samples per batch.")] = 64,
-    no_cache: Annotated[
-        bool, typer.Option("--no-cache", help="Do not read or fill the verdict cache (model judges).")
-    ] = False,
+    jobs: Jobs = 1,
+    timeout: SampleTimeout = None,
+    batch_size: SampleBatchSize = 64,
+    no_cache: NoCache = False,
     no_write: Annotated[
         bool, typer.Option("--no-write", help="Do not write reports under reports/.")
     ] = False,

@@ -22,6 +22,7 @@ from typing import Annotated
 import typer
 
 from graderctl.cli import _state
+from graderctl.cli._options import Jobs, NoCache
 from graderctl.errors import ExitCode, UsageError
 
 
@@ -86,14 +87,12 @@ def score(
         Path | None,
         typer.Option("--trials", help="With --rescore: the trials file (default: the one the results name)."),
     ] = None,
-    jobs: Annotated[int, typer.Option("--jobs", min=1, help="Batches graded in parallel.")] = 1,
+    jobs: Jobs = 1,
     batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Units per batch.")] = 64,
     timeout: Annotated[
         float | None, typer.Option("--timeout", help="Seconds allowed per unit (default: no limit).")
     ] = None,
-    no_cache: Annotated[
-        bool, typer.Option("--no-cache", help="Do not read or fill the verdict cache (model judges).")
-    ] = False,
+    no_cache: NoCache = False,
     fmt: Annotated[Format, typer.Option("--format", help="Summary format on stdout.")] = Format.text,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or notes on stderr.")] = False,
 ) -> None:
