@@ -14,6 +14,7 @@ untouched, and records the old grader and fingerprint in every re-graded check (
 
 from __future__ import annotations
 
+import gc
 import json
 from enum import StrEnum
 from pathlib import Path
@@ -141,10 +142,16 @@ def score(
                 _state.err(f"note: {note}")
             shown.add(note)
 
+    def planned(notes: list[str]) -> None:
+        # The loaded trials, corpus and graders live for the whole run: keep the cyclic garbage collector
+        # from re-scanning them again and again (as `calibrate` does).
+        gc.freeze()
+        show_notes(notes)
+
     enabled = progress_enabled(machine_output=fmt is Format.json, quiet=quiet)
     try:
         with progress_bar("scoring trials", enabled=enabled) as progress:
-            outcome = score_trials(options, root=root, progress=progress, on_plan=show_notes)
+            outcome = score_trials(options, root=root, progress=progress, on_plan=planned)
     except KeyboardInterrupt:
         partial = partial_path(output)
         if partial.exists():
@@ -157,6 +164,8 @@ def score(
             _state.err("interrupted: nothing was written")
         _state.exit_with(ExitCode.INTERRUPTED)
         return
+    finally:
+        gc.unfreeze()  # matters only when the command runs inside a longer-lived process (tests, notebooks)
     if outcome.untrusted and not quiet:
         _state.err(
             "warning: scored with untrusted grader(s) "
