@@ -127,7 +127,11 @@ _ABBREVIATIONS = _wordset(
     jan feb mar apr jun jul aug sep sept oct nov dec mon tue tues wed thu thur thurs fri sat sun
     u.s u.k u.n e.u a.m p.m d.c ph.d b.a m.a"""
 )
-_SENT_END = re.compile(r"[.!?]+['\"”’)\]]*(?=\s)|\n")
+#: A run of ``.!?`` and closing quotes/brackets before whitespace, or a line break. Written to begin with one
+#: character set so that the regex engine skips to candidates quickly (it equals
+#: ``[.!?]+['"”’)\]]*(?=\s)|\n``, several times slower on long texts).
+_SENT_END = re.compile(r"[\n.!?](?:(?<=\n)|[.!?]*['\"”’)\]]*(?=\s))")
+_INITIALISM = re.compile(r"(?:[a-z]\.)+[a-z]")
 
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:
@@ -152,13 +156,17 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
                     continue
             if text[m.start()] == ".":
                 k = m.start()
-                w = k
-                while w > start and not text[w - 1].isspace() and text[w - 1] not in "([\"'“‘":
-                    w -= 1
+                # the word before the full stop: after the last space (letters and digits up to it), or
+                # scanned back character by character when it holds anything else
+                w = text.rfind(" ", start, k) + 1 or start
+                if not text[w:k].isalnum():
+                    w = k
+                    while w > start and not text[w - 1].isspace() and text[w - 1] not in "([\"'“‘":
+                        w -= 1
                 word = text[w:k].lower()
                 if word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha()):
                     continue
-                if re.fullmatch(r"(?:[a-z]\.)+[a-z]", word):  # U.S.A. and similar
+                if "." in word and _INITIALISM.fullmatch(word):  # U.S.A. and similar
                     continue
         _push_span(text, start, end, spans)
         start = end
