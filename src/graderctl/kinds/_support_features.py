@@ -55,7 +55,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from itertools import pairwise
+from itertools import chain, pairwise
 from typing import Any
 
 import Stemmer  # type: ignore[import-not-found]
@@ -1107,16 +1107,21 @@ def _name_type(keys: tuple[str, ...], lower: Sequence[str], i: int, j: int) -> s
 
 @dataclass(slots=True)
 class EvidenceIndex:
-    """One evidence text, split into sentences and tokenised once; finer readings on demand."""
+    """One evidence text, split into sentences and tokenised once; finer readings on demand.
+
+    Built for every page a claim cites, and kept for the whole run (``Corpus.derived``): so it is cheap to
+    build and holds few objects the cyclic garbage collector has to scan again and again (plain strings,
+    integers and tuples; which sentences hold a key is a bit mask)."""
 
     text: str
     spans: list[tuple[int, int]]
     #: Content keys per sentence, in order.
-    keys: list[list[str]]
-    #: key -> ids of the sentences holding it.
-    postings: dict[str, list[int]]
-    #: first 5 letters of a key -> sentence ids (a weaker, morphological match: "musician" ~ "music").
-    prefixes: dict[str, list[int]]
+    keys: list[tuple[str, ...]]
+    #: key -> bit mask of the sentences holding it (bit i: sentence i).
+    masks: dict[str, int]
+    #: first 5 letters of a key of 6 letters or more -> bit mask of the sentences holding such a key (a
+    #: weaker, morphological match: "musician" ~ "music"); built on first use.
+    _prefix_masks: dict[str, int] | None = None
     _readings: dict[int, Reading] = field(default_factory=dict)
     _digits: tuple[Any, Any] | None = None
     _numbers: dict[int, list[Number]] = field(default_factory=dict)
@@ -1124,9 +1129,43 @@ class EvidenceIndex:
     def __len__(self) -> int:
         return len(self.spans)
 
+    def postings(self, key: str) -> list[int]:
+        """Ids of the sentences holding ``key``, in order (empty when none does)."""
+        return mask_bits(self.masks.get(key, 0))
+
+    def prefix_mask(self, prefix: str) -> int:
+        """Bit mask of the sentences holding a key of 6 letters or more that starts with the 5 letters
+        ``prefix``."""
+        by_prefix = self._prefix_masks
+        if by_prefix is None:
+            by_prefix = {}
+            get = by_prefix.get
+            for k, m in self.masks.items():
+                if len(k) >= 6:
+                    p = k[:5]
+                    by_prefix[p] = get(p, 0) | m
+            self._prefix_masks = by_prefix
+        return by_prefix.get(prefix, 0)
+
     def sentence(self, i: int) -> str:
         a, b = self.spans[i]
         return self.text[a:b]
+
+    def may_name(self, i: int, key: str) -> bool:
+        """Whether sentence ``i`` may have a name holding ``key`` (see :func:`_names`): a word of that key
+        capitalised, or a name joiner ("van"). ``False`` means it has none, without reading the sentence."""
+        if i in self._readings:
+            return True
+        get = _KEY_CACHE.__getitem__
+        for w in _TOKEN_RE.findall(self.text, *self.spans[i]):
+            if w[:1].isupper():
+                if get(w.lower()) == key:
+                    return True
+            else:
+                low = w.lower()
+                if low in _NAME_JOINERS and get(low) == key:
+                    return True
+        return False
 
     def reading(self, i: int) -> Reading:
         r = self._readings.get(i)
@@ -1191,37 +1230,56 @@ def _significand(x: float) -> float:
     return x / 10.0 ** math.floor(math.log10(x))
 
 
+class _ChunkKeys(dict[str, tuple[str, ...]]):
+    """Content keys (:func:`word_key`, function words dropped) of a chunk of lower-case text without
+    whitespace. A token never spans whitespace, so the keys of a text are those of its chunks one after the
+    other, and a page is keyed with one dictionary lookup per chunk (chunks recur: "growth.", "said,")."""
+
+    def __missing__(self, chunk: str) -> tuple[str, ...]:
+        keys = tuple(filter(None, map(_KEY_CACHE.__getitem__, _TOKEN_RE.findall(chunk))))
+        if len(self) < 1_000_000:
+            self[chunk] = keys
+        return keys
+
+
+_CHUNK_KEYS = _ChunkKeys()
+
+
+def text_keys(text: str) -> tuple[str, ...]:
+    """The content keys of a lower-case text, in order: :func:`word_key` of each token, function words,
+    negations and numbers dropped."""
+    return tuple(chain.from_iterable(map(_CHUNK_KEYS.__getitem__, text.split())))
+
+
+def mask_bits(mask: int) -> list[int]:
+    """The positions of the set bits of ``mask`` (a bit mask of sentences), in increasing order."""
+    out: list[int] = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
 def index_text(text: str) -> EvidenceIndex:
     """Index one evidence text (see :class:`EvidenceIndex`)."""
     text = fold_typography(text)
     spans = sentence_spans(text)
     lower = text.lower()
-    get = _KEY_CACHE.__getitem__
-    findall = _TOKEN_RE.findall
-    keys = [[k for k in map(get, findall(lower, a, b)) if k] for a, b in spans]
+    keys = [text_keys(lower[a:b]) for a, b in spans]
     if "-" in text:
         starts = [a for a, _ in spans]
         for m in _ISO_DATE_RE.finditer(text):
             i = bisect_right(starts, m.start()) - 1
             if i >= 0:
-                keys[i].append(stem(_MONTHS[int(m.group(2)) - 1]))
-    postings: dict[str, list[int]] = {}
+                keys[i] += (stem(_MONTHS[int(m.group(2)) - 1]),)
+    masks: dict[str, int] = {}
+    get = masks.get
     for i, ks in enumerate(keys):
-        for k in set(ks):
-            ids = postings.get(k)
-            if ids is None:
-                postings[k] = [i]
-            else:
-                ids.append(i)
-    prefixes: dict[str, list[int]] = {}
-    for k, ids in postings.items():
-        if len(k) >= 6:
-            p = prefixes.get(k[:5])
-            if p is None:
-                prefixes[k[:5]] = list(ids)
-            else:
-                p.extend(ids)
-    return EvidenceIndex(text, spans, keys, postings, prefixes)
+        bit = 1 << i
+        for k in ks:
+            masks[k] = get(k, 0) | bit
+    return EvidenceIndex(text, spans, keys, masks)
 
 
 # --- claims -------------------------------------------------------------------------------------------
@@ -1390,7 +1448,7 @@ def extract(claim: ClaimInfo, evidence: Sequence[EvidenceIndex], *, candidates: 
     total_sent = sum(len(ev) for ev in evidence)
     weights = np.array([1.5 if t in claim.names else 1.0 for t in terms], dtype=np.float64)
     df = np.array(
-        [sum(len(ev.postings.get(t, ())) for ev in evidence) for t in terms], dtype=np.float64
+        [sum(ev.masks.get(t, 0).bit_count() for ev in evidence) for t in terms], dtype=np.float64
     ).reshape(n_terms)
     idf = np.log((total_sent + 1.0) / (df + 0.5)) + 1.0
     widf = weights * idf
@@ -1421,15 +1479,13 @@ def extract(claim: ClaimInfo, evidence: Sequence[EvidenceIndex], *, candidates: 
         n = len(ev)
         if n == 0:
             continue
-        pres = np.zeros((n_terms, n), dtype=np.float64)
-        for i, t in enumerate(terms):
-            if len(t) >= 6:
-                ps = ev.prefixes.get(t[:5])
-                if ps:
-                    pres[i, ps] = 0.5
-            ids = ev.postings.get(t)
-            if ids:
-                pres[i, ids] = 1.0
+        # presence of each term in each sentence: 1 for the term, 0.5 for a word sharing its first 5 letters
+        nb = (n + 7) // 8
+        exact = [ev.masks.get(t, 0) for t in terms]
+        near = [ev.prefix_mask(t[:5]) if len(t) >= 6 else 0 for t in terms]
+        raw = np.frombuffer(b"".join(m.to_bytes(nb, "little") for m in (*exact, *near)), dtype=np.uint8)
+        bits = np.unpackbits(raw.reshape(2 * n_terms, nb), axis=1, count=n, bitorder="little")
+        pres = np.where(bits[:n_terms], 1.0, np.where(bits[n_terms:], 0.5, 0.0))
         if n_terms:
             np.maximum(found_anywhere, pres.max(axis=1), out=found_anywhere)
         num_hits = np.zeros(n, dtype=np.float64)
@@ -1606,9 +1662,11 @@ def _rules(
     window_keys = set().union(*(r.keys for r in window))
     around_keys = set().union(*(r.keys for r in around)) if around else set()
     claim_names = list(cr.names)
-    if claim.initial_key and ev.postings.get(claim.initial_key):
+    if claim.initial_key and claim.initial_key in ev.masks:
         # a sentence-initial word is a name when the evidence writes it capitalised mid-sentence
-        for s in ev.postings[claim.initial_key][:3]:
+        for s in ev.postings(claim.initial_key)[:3]:
+            if not ev.may_name(s, claim.initial_key):
+                continue
             rd = ev.reading(s)
             if any(claim.initial_key in n.keys for n in rd.names):
                 claim_names.append(Name((claim.initial_key,), cr.words[0], "", 0, 0))
@@ -1624,7 +1682,7 @@ def _rules(
     missing: list[Name] = []
     for nm in claim_names:
         in_window = all(k in window_keys for k in nm.keys) or (
-            nm.keys[-1] in window_keys and all(k in ev.postings for k in nm.keys)
+            nm.keys[-1] in window_keys and all(k in ev.masks for k in nm.keys)
         )  # "Lopes" in the passage, "Maria Lopes" elsewhere
         if not in_window and not all(k in window_keys or k in around_keys for k in nm.keys):
             missing.append(nm)  # not even linked in the next or previous sentence

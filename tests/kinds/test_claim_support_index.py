@@ -1,0 +1,99 @@
+"""The ``claim_support`` evidence index and its shortcuts: each gives what the plain computation gives."""
+
+from __future__ import annotations
+
+import random
+
+from graderctl.kinds import _support_features as sf
+from graderctl.kinds._text import fold_typography, sentence_spans
+
+PAGE = (
+    "The Harbour Museum opened in Lisbon on 1998-03-14.  Its collection (3,500,000 objects) comes from "
+    "Asia, Africa and the musician's estate.\nAttendance rose to 412,000 visitors in 2019 - the highest "
+    "figure yet!  Director Maria van Lopes didn't expand the building; musicians' unions weren't consulted. "
+    "Étienne Müller said: “the museum is funded by the city council and by private donors”. "
+    "Museums, music-halls and MUSIC schools share the site_2 ... 40% of it."
+)
+
+
+def _plain_keys(text: str) -> list[str]:
+    return [k for k in (sf.word_key(w) for w in sf._TOKEN_RE.findall(text)) if k]
+
+
+def _random_text(rng: random.Random) -> str:
+    words = [
+        *("the", "Museum", "museums", "music", "musician's", "didn't", "3,500,000", "2019.", "40%", "van"),
+        *("Lopes,", "(objects)", "site_2", "Étienne", "’s", "'quoted'", "co-op", "1998-03-14", "—", "U.S."),
+        *("rose", "Rose", "MAY", "may", "Ünïcode", "ﬁne", "a", "I", "x2", "...", "\u00a0", "\t", "\n"),
+    ]
+    return " ".join(rng.choice(words) for _ in range(rng.randint(0, 40)))
+
+
+def test_text_keys_equal_the_keys_of_each_token() -> None:
+    rng = random.Random(3)
+    for text in [PAGE, PAGE.lower(), *(_random_text(rng).lower() for _ in range(2_000))]:
+        assert list(sf.text_keys(text)) == _plain_keys(text), text
+
+
+def test_index_masks_and_prefixes_equal_a_plain_inverted_index() -> None:
+    rng = random.Random(4)
+    for text in [PAGE, *(_random_text(rng) for _ in range(300))]:
+        index = sf.index_text(text)
+        folded = fold_typography(text)
+        spans = sentence_spans(folded)
+        assert index.spans == spans
+        keys = [_plain_keys(folded[a:b].lower()) for a, b in spans]
+        # ISO dates add their month to the sentence
+        for i, (a, b) in enumerate(spans):
+            for m in sf._ISO_DATE_RE.finditer(folded[a:b]):
+                keys[i].append(sf.stem(sf._MONTHS[int(m.group(2)) - 1]))
+        assert [list(k) for k in index.keys] == keys
+        postings: dict[str, list[int]] = {}
+        for i, ks in enumerate(keys):
+            for k in dict.fromkeys(ks):
+                postings.setdefault(k, []).append(i)
+        assert {k: index.postings(k) for k in index.masks} == postings
+        assert index.postings("nowhere-at-all") == []
+        for key in [*postings, "museu", "music", "zzzzz"]:
+            prefix = key[:5]
+            expected = {i for k, ids in postings.items() if len(k) >= 6 and k[:5] == prefix for i in ids}
+            assert set(sf.mask_bits(index.prefix_mask(prefix))) == expected, (text, prefix)
+
+
+def test_index_of_the_page_reads_iso_dates_and_keeps_sentence_order() -> None:
+    index = sf.index_text(PAGE)
+    assert len(index) == 7  # "... 40% of it." starts a sentence
+    assert sf.stem("march") in index.keys[0]
+    museum = sf.word_key("museum")
+    assert museum is not None
+    assert index.postings(museum) == [0, 4, 5]
+    assert sf.mask_bits(0b1010_0001) == [0, 5, 7]
+    assert sf.mask_bits(0) == []
+
+
+def test_may_name_never_rules_out_a_sentence_whose_names_hold_the_key() -> None:
+    rng = random.Random(6)
+    texts = [PAGE, *(_random_text(rng) for _ in range(300))]
+    checked = 0
+    for text in texts:
+        index = sf.index_text(text)
+        for i in range(len(index)):
+            for key in {k for k in index.keys[i]}:
+                fresh = sf.index_text(text)  # no reading cached: the shortcut decides alone
+                has_name = any(key in n.keys for n in fresh.reading(i).names)
+                fresh = sf.index_text(text)
+                if has_name:
+                    assert fresh.may_name(i, key), (text, i, key)
+                    checked += 1
+    assert checked > 50
+    # lower-case words that are no name joiner cannot be in a name: the sentence is not read
+    index = sf.index_text("Prices rose and prices fell.")
+    price = sf.word_key("prices")
+    assert price is not None
+    assert index.may_name(0, price)
+    index = sf.index_text("The rise in prices was small.")
+    assert not index.may_name(0, price)
+    assert index.may_name(0, sf.word_key("rise") or "") is False
+    lopes = sf.word_key("van")
+    assert lopes is not None
+    assert sf.index_text("It went to Maria van Lopes.").may_name(0, lopes)
