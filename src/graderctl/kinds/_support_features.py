@@ -827,44 +827,126 @@ class Name:
     last: int
 
 
-@dataclass(slots=True)
 class Reading:
-    """The finer reading of one sentence (or a claim): tokens, names, numbers, cues."""
+    """The finer reading of one sentence (or a claim): tokens, names, numbers, cues.
 
-    words: list[str]
-    lower: list[str]
-    wkeys: list[str | None]
-    stems: list[str]
-    stem_set: frozenset[str]
-    keys: frozenset[str]
-    names: list[Name]
-    numbers: list[Number]
+    The tokens, content keys, numbers and months are read at once; stems, names and the cues (negation,
+    scope, cause) when first asked for: sentences next to the best passage need only the first."""
+
+    __slots__ = ("_cues", "_names", "_stems", "keys", "lower", "months", "numbers", "text", "wkeys", "words")
+
+    def __init__(self, text: str, numbers: list[Number]) -> None:
+        self.text = text
+        words = tuple(_RICH_TOKEN_RE.findall(text))
+        self.words: tuple[str, ...] = words
+        lower = tuple(map(str.lower, words))
+        self.lower: tuple[str, ...] = lower
+        get = _KEY_CACHE.__getitem__
+        wkeys = tuple([get(w) if w[0].isalnum() else None for w in lower])
+        self.wkeys: tuple[str | None, ...] = wkeys
+        self.keys: frozenset[str] = frozenset(filter(None, wkeys))
+        self.numbers: list[Number] = numbers
+        months = MONTH_KEYS.intersection(wkeys)
+        if "may" in months:
+            months = months - {"may"}
+        if "May" in words:
+            months = months | {"may"}
+        self.months: frozenset[str] = months
+        self._stems: tuple[tuple[str, ...], frozenset[str]] | None = None
+        self._names: list[Name] | None = None
+        self._cues: _Cues | None = None
+
+    @property
+    def stems(self) -> tuple[str, ...]:
+        return self._stem_pair()[0]
+
+    @property
+    def stem_set(self) -> frozenset[str]:
+        return self._stem_pair()[1]
+
+    def _stem_pair(self) -> tuple[tuple[str, ...], frozenset[str]]:
+        got = self._stems
+        if got is None:
+            stems = tuple([_STEM_CACHE[w] if w[0].isalpha() else w for w in self.lower])
+            got = self._stems = (stems, frozenset(stems))
+        return got
+
+    @property
+    def names(self) -> list[Name]:
+        got = self._names
+        if got is None:
+            got = self._names = _names(self.words, self.lower, self.wkeys)
+        return got
+
+    @property
+    def cues(self) -> _Cues:
+        got = self._cues
+        if got is None:
+            got = self._cues = _read_cues(self)
+        return got
+
     #: (cue, content keys in its scope) for every negation cue.
-    negations: list[tuple[str, frozenset[str]]]
+    @property
+    def negations(self) -> list[tuple[str, frozenset[str]]]:
+        return self.cues.negations
+
     #: The first content key after each (non-contrastive) negation cue -> the cue: what is denied.
-    negated_heads: dict[str, str]
+    @property
+    def negated_heads(self) -> dict[str, str]:
+        return self.cues.negated_heads
+
     #: Keys said at least once outside every negation scope.
-    affirmed: frozenset[str]
+    @property
+    def affirmed(self) -> frozenset[str]:
+        return self.cues.affirmed
+
     #: Keys negated by a prefix ("unknown" -> "known", "non-profit" -> "profit").
-    prefix_negated: frozenset[str]
+    @property
+    def prefix_negated(self) -> frozenset[str]:
+        return self.cues.prefix_negated
+
     #: Universal classes present, with the word that says it.
+    @property
+    def universal(self) -> dict[str, str]:
+        return self.cues.universal
+
+    @property
+    def limiters(self) -> list[str]:
+        return self.cues.limiters
+
+    @property
+    def causal(self) -> list[str]:
+        return self.cues.causal
+
+    @property
+    def correlational(self) -> list[str]:
+        return self.cues.correlational
+
+
+@dataclass(slots=True)
+class _Cues:
+    """Negation, scope and cause cues of a :class:`Reading`."""
+
+    negations: list[tuple[str, frozenset[str]]]
+    negated_heads: dict[str, str]
+    affirmed: frozenset[str]
+    prefix_negated: frozenset[str]
     universal: dict[str, str]
     limiters: list[str]
     causal: list[str]
     correlational: list[str]
-    months: frozenset[str]
 
 
 def read(text: str, *, skip_one: bool = False, numbers: list[Number] | None = None) -> Reading:
     """The finer reading of a sentence or claim (typography-folded text); ``numbers`` when already known."""
-    words = _RICH_TOKEN_RE.findall(text)
-    lower = [w.lower() for w in words]
-    get = _KEY_CACHE.__getitem__
-    wkeys = [get(w) if w[0].isalnum() else None for w in lower]
-    stems = [_STEM_CACHE[w] if w[0].isalpha() else w for w in lower]
-    stem_set = frozenset(stems)
     if numbers is None:
         numbers = numbers_in(text, skip_one=skip_one) if _has_number(text) else []
+    return Reading(text, numbers)
+
+
+def _read_cues(r: Reading) -> _Cues:
+    text, words, lower, wkeys = r.text, r.words, r.lower, r.wkeys
+    get = _KEY_CACHE.__getitem__
     negations: list[tuple[str, frozenset[str]]] = []
     heads: dict[str, str] = {}
     in_scope: set[int] = set()
@@ -928,28 +1010,15 @@ def read(text: str, *, skip_one: bool = False, numbers: list[Number] | None = No
             universal.setdefault("all", geo.group())
     causal.extend(m.group() for m in _CAUSAL_PHRASE_RE.finditer(text))
     correlational.extend(m.group() for m in _CORRELATIONAL_PHRASE_RE.finditer(text))
-    months = frozenset(k for k in wkeys if k in MONTH_KEYS and k != "may") | (
-        {"may"} if any(w == "May" for w in words) else frozenset()
-    )
-    keys = frozenset(k for k in wkeys if k)
-    return Reading(
-        words=words,
-        lower=lower,
-        wkeys=wkeys,
-        stems=stems,
-        stem_set=stem_set,
-        keys=keys,
-        names=_names(words, lower, wkeys),
-        numbers=numbers,
+    return _Cues(
         negations=negations,
         negated_heads=heads,
         affirmed=affirmed,
-        prefix_negated=frozenset(prefix_negated - keys),
+        prefix_negated=frozenset(prefix_negated - r.keys),
         universal=universal,
         limiters=limiters,
         causal=causal,
         correlational=correlational,
-        months=months,
     )
 
 
