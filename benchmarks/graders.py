@@ -14,7 +14,10 @@
   pass may include a full collection over every loaded object). Target: >= 20,000 citations/s for the mix.
   Figures on a shared machine vary by tens of percent from run to run; citations of one category graded in a
   row run faster than the same citations interleaved (the mix), which is why the mix is timed as a whole.
-- claim_support: claims per second with ~80-sentence evidence pages (only when the kind is installed).
+- claim_support: claims per second, each claim citing an evidence page of 80 sentences (only when the kind is
+  installed). Reported: new pages (a freshly generated page for every claim, so the timing includes indexing
+  it; median and range of 3 passes, each with its own pages; target >= 300 claims/s), repeated pages (the
+  same claims again, their pages already indexed; median of 3), and pages cited by about 4 claims each.
 - coverage: nugget checks per second, five nuggets per ~10-sentence report. Target: >= 1,000/s.
 """
 
@@ -244,26 +247,67 @@ def bench_source_existence(args: argparse.Namespace, rng: random.Random) -> None
     print("  accepted per category:", ", ".join(f"{k} {v}" for k, v in accepted.items()))
 
 
+def _claims_on(docs: list[CorpusDocument], n: int, rng: random.Random) -> list[ClaimSupportInput]:
+    """``n`` claims, each a sentence of a page of ``docs`` cited by id (page i for claim i when there are as
+    many pages as claims, else a page drawn at random)."""
+    claims = []
+    for i in range(n):
+        doc = docs[i] if len(docs) == n else rng.choice(docs)
+        sentence = rng.choice(doc.text.split(". "))
+        claims.append(
+            ClaimSupportInput.model_validate({"claim": sentence, "evidence": [{"source_id": doc.id}]})
+        )
+    return claims
+
+
 def bench_claim_support(args: argparse.Namespace, rng: random.Random) -> None:
     registry = kinds()
     if "claim_support" not in registry:
         print("claim_support: kind not installed; skipped")
         return
     kind: type[GraderKind] = registry["claim_support"]
-    n_pages = max(1, args.claims // 4)
-    docs = make_corpus(n_pages, rng, sentences=80)
-    corpus = Corpus(docs)
-    claims = []
-    for _ in range(args.claims):
-        doc = rng.choice(docs)
-        sentence = rng.choice(doc.text.split(". "))
-        claims.append(
-            ClaimSupportInput.model_validate({"claim": sentence, "evidence": [{"source_id": doc.id}]})
-        )
-    grader = kind(kind.Params(), GradingContext(corpus=corpus))
-    print(f"claim_support: {args.claims:,} claims over {n_pages:,} pages of 80 sentences")
-    timed("cold pass", len(claims), "claims", lambda: grader.grade_batch(claims))
-    timed("warm pass", len(claims), "claims", lambda: grader.grade_batch(claims))
+    n = args.claims
+    print(
+        f"claim_support: {n:,} claims, each citing an evidence page of 80 sentences "
+        f"(target >= 300 claims/s on new pages)"
+    )
+
+    def new_pages() -> tuple[float, GraderKind, list[ClaimSupportInput], int]:
+        # a freshly generated page for every claim: the timing includes indexing each page
+        docs = make_corpus(n, rng, sentences=80)
+        claims = _claims_on(docs, n, rng)
+        grader = kind(kind.Params(), GradingContext(corpus=Corpus(docs)))
+        c0 = time.process_time()
+        verdicts = grader.grade_batch(claims)
+        cpu = time.process_time() - c0
+        errors = sum(1 for v in verdicts if v.accepted is None)
+        return (n / cpu if cpu else float("inf")), grader, claims, errors
+
+    passes = [new_pages() for _ in range(3)]
+    rates = sorted(r for r, *_ in passes)
+    errors = sum(e for *_, e in passes)
+    mark = "met" if rates[1] >= 300 else "NOT met"
+    print(
+        f"  new pages (a new page for every claim, indexed within the timing): median of 3 passes = "
+        f"{rates[1]:,.0f} claims/s of CPU (range {rates[0]:,.0f}-{rates[2]:,.0f}; target >= 300: {mark}); "
+        f"errors {errors}"
+    )
+    _, grader, claims, _ = passes[-1]
+    del passes
+    rate = _median_rate(n, lambda: grader.grade_batch(claims))
+    print(
+        f"  repeated pages (the last pass's claims again, their pages indexed): median of 3 = "
+        f"{rate:,.0f} claims/s of CPU"
+    )
+    docs = make_corpus(max(1, n // 4), rng, sentences=80)
+    claims = _claims_on(docs, n, rng)
+    grader = kind(kind.Params(), GradingContext(corpus=Corpus(docs)))
+    timed(
+        f"{len(docs):,} pages cited by {n:,} claims (about 4 a page; each page indexed once)",
+        n,
+        "claims",
+        lambda: grader.grade_batch(claims),
+    )
 
 
 def bench_coverage(args: argparse.Namespace, rng: random.Random) -> None:
