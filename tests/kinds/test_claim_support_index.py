@@ -97,3 +97,20 @@ def test_may_name_never_rules_out_a_sentence_whose_names_hold_the_key() -> None:
     lopes = sf.word_key("van")
     assert lopes is not None
     assert sf.index_text("It went to Maria van Lopes.").may_name(0, lopes)
+
+
+def test_prefix_masks_are_the_same_when_the_table_of_prefixes_is_full() -> None:
+    pages = [PAGE, "Held on 2019-09-14. Septembers differ. Nothing here.", "Musicals and museum-goers."]
+    prefixes = ["museu", "music", "septe", "zzzzz", "diffe"]
+    expected = {(t, p): sf.index_text(t).prefix_mask(p) for t in pages for p in prefixes}
+    assert expected[(pages[1], "septe")] == 0b011  # the ISO date's month, and "Septembers"
+    # an ISO date adds its month's key to a sentence directly: the table knows every month from the start
+    for month in sf._MONTHS:
+        key = sf.stem(month)
+        assert len(key) < 6 or key in sf._PREFIX_KEYS[key[:5]]
+    count = sf._prefix_keys_count[0]
+    sf._prefix_keys_count[0] = sf._PREFIX_KEYS_LIMIT  # the table stops growing: pages are scanned
+    try:
+        assert {(t, p): sf.index_text(t).prefix_mask(p) for t in pages for p in prefixes} == expected
+    finally:
+        sf._prefix_keys_count[0] = count

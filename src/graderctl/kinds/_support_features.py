@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -552,12 +553,37 @@ def _word_key(word: str) -> str | None:
 class _KeyCache(dict[str, str | None]):
     def __missing__(self, word: str) -> str | None:
         key = _word_key(word)
+        if key is not None and len(key) >= 6:
+            _register_prefix(key)
         if len(self) < 1_000_000:
             self[word] = key
         return key
 
 
+#: First 5 letters -> every content key of 6 letters or more made so far that starts with them (each key
+#: passes through :class:`_KeyCache` before it can be in an evidence index): a page's keys sharing a claim
+#: term's first letters are found with a few lookups, without scanning the page's vocabulary.
+_PREFIX_KEYS: dict[str, tuple[str, ...]] = {}
+_PREFIX_LOCK = threading.Lock()
+#: Past this many keys the table stops growing and pages are scanned instead (see prefix_mask).
+_PREFIX_KEYS_LIMIT = 2_000_000
+_prefix_keys_count = [0]
+
+
+def _register_prefix(key: str) -> None:
+    with _PREFIX_LOCK:
+        if _prefix_keys_count[0] >= _PREFIX_KEYS_LIMIT:
+            return
+        group = _PREFIX_KEYS.get(key[:5], ())
+        if key not in group:
+            _PREFIX_KEYS[key[:5]] = (*group, key)
+            _prefix_keys_count[0] += 1
+
+
 _KEY_CACHE = _KeyCache()
+for _m in _MONTHS:
+    if len(stem(_m)) >= 6:
+        _register_prefix(stem(_m))  # ISO dates add their month's key to a sentence without the cache
 
 
 def word_key(word: str) -> str | None:
@@ -1040,7 +1066,12 @@ _WORD_FLAGS["non"] = _WORD_FLAGS.get("non", 0) | _F_NON
 
 
 def _has_number(text: str) -> bool:
+    if text.isascii():  # the digits of ASCII text are 0-9 (str.isdigit also knows superscripts and others)
+        return _ASCII_DIGIT_RE.search(text) is not None or _NUMBER_WORDS_RE.search(text) is not None
     return any(c.isdigit() for c in text) or _NUMBER_WORDS_RE.search(text) is not None
+
+
+_ASCII_DIGIT_RE = re.compile(r"[0-9]")
 
 
 def _only_is_comparative(lower: Sequence[str], i: int) -> bool:
@@ -1205,6 +1236,12 @@ class EvidenceIndex:
     def prefix_mask(self, prefix: str) -> int:
         """Bit mask of the sentences holding a key of 6 letters or more that starts with the 5 letters
         ``prefix``."""
+        if _prefix_keys_count[0] < _PREFIX_KEYS_LIMIT:
+            mask = 0
+            get = self.masks.get
+            for k in _PREFIX_KEYS.get(prefix, ()):
+                mask |= get(k, 0)
+            return mask
         by_prefix = self._prefix_masks
         if by_prefix is None:
             by_prefix = {}
