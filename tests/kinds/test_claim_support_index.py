@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from graderctl.kinds import _support_features as sf
 from graderctl.kinds._text import fold_typography, sentence_spans
 
@@ -114,3 +116,51 @@ def test_prefix_masks_are_the_same_when_the_table_of_prefixes_is_full() -> None:
         assert {(t, p): sf.index_text(t).prefix_mask(p) for t in pages for p in prefixes} == expected
     finally:
         sf._prefix_keys_count[0] = count
+
+
+def test_a_window_quality_is_bounded_by_its_recall() -> None:
+    """extract() skips a candidate window whose IDF-weighted recall (from the cheap scan) plus the most the
+    other terms of its quality can add is no better than the best window so far: check that bound."""
+    import numpy as np
+
+    rng = random.Random(8)
+    pages = [
+        PAGE,
+        *(_random_text(rng) + ". " + _random_text(rng) + ". " + _random_text(rng) for _ in range(60)),
+    ]
+    checked = 0
+    for text in pages:
+        index = sf.index_text(text)
+        for claim_text in (_random_text(rng), index.sentence(0), "The museum has 3.5 million objects."):
+            claim = sf.analyse_claim(claim_text)
+            n_terms = len(claim.terms)
+            if not n_terms:
+                continue
+            weights = np.array([1.5 if t in claim.names else 1.0 for t in claim.terms])
+            widf = weights * rng.uniform(0.5, 3.0)
+            names = [t for t in claim.terms if t in claim.names]
+            for first in range(len(index)):
+                for last in range(first, min(len(index), first + 3)):
+                    w = sf._window_signals(claim, index, 0, first, last, weights, widf, names)
+                    bound = w.values["recall_window_idf"] + 0.3 - 0.03 * (last - first)
+                    assert w.quality <= bound + 1e-12
+                    checked += 1
+    assert checked > 500
+
+
+def test_skipping_windows_that_cannot_win_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(9)
+    cases = []
+    for _ in range(150):
+        page = ". ".join(_random_text(rng).capitalize() for _ in range(rng.randint(1, 12)))
+        sentences = page.split(". ")
+        claim = rng.choice([_random_text(rng), rng.choice(sentences), " ".join(sentences[:2])])
+        cases.append((claim, page))
+    cases.append(("The museum opened in Lisbon in 1998 with 3.5 million objects.", PAGE))
+
+    def run() -> list[sf.Features]:
+        return [sf.extract(sf.analyse_claim(c), [sf.index_text(p)]) for c, p in cases]
+
+    fast = run()
+    monkeypatch.setattr(sf, "_SKIP_BOUNDED_WINDOWS", False)
+    assert run() == fast

@@ -1579,7 +1579,8 @@ def extract(claim: ClaimInfo, evidence: Sequence[EvidenceIndex], *, candidates: 
     # 1. cheap scan of every window of 1..3 sentences, from the inverted index
     found_anywhere = np.zeros(n_terms, dtype=np.float64)
     best_sentence = 0.0
-    cands: list[tuple[float, int, int, int]] = []  # (rank score, evidence, first, last)
+    # (rank score, evidence, first, last, IDF-weighted recall of the window)
+    cands: list[tuple[float, int, int, int, float]] = []
     n_claim_numbers = len(claim.numbers)
     for e, ev in enumerate(evidence):
         n = len(ev)
@@ -1614,7 +1615,9 @@ def extract(claim: ClaimInfo, evidence: Sequence[EvidenceIndex], *, candidates: 
                 rank = rank + 0.15 * np.minimum(nh, n_claim_numbers) / n_claim_numbers
             k = min(candidates, m)
             top = np.argpartition(-rank, k - 1)[:k] if m > k else np.arange(m)
-            cands.extend((float(rank[s]), e, int(s), int(s) + size - 1) for s in top.tolist())
+            cands.extend(
+                (float(rank[s]), e, int(s), int(s) + size - 1, float(scores[s])) for s in top.tolist()
+            )
     cands.sort(key=lambda c: (-c[0], c[1], c[2], c[3]))
     cands = cands[:candidates]
 
@@ -1637,7 +1640,15 @@ def extract(claim: ClaimInfo, evidence: Sequence[EvidenceIndex], *, candidates: 
 
     # 2. finer signals on the best few windows; keep the one with the best combined evidence
     best: _Window | None = None
-    for _rank, e, first, last in cands:
+    for _rank, e, first, last, recall_idf in cands:
+        if (
+            best is not None
+            and _SKIP_BOUNDED_WINDOWS
+            and recall_idf + 0.3 - 0.03 * (last - first) + 1e-9 <= best.quality + 1e-12
+        ):
+            # its quality (see _window_signals) is at most this, even with every word pair in order and
+            # every number: it cannot be better than the best so far
+            continue
         w = _window_signals(claim, evidence[e], e, first, last, weights, widf, names)
         if best is None or w.quality > best.quality + 1e-12:
             best = w
@@ -1661,7 +1672,7 @@ def extract(claim: ClaimInfo, evidence: Sequence[EvidenceIndex], *, candidates: 
         best.evidence, best.first, best.last, ev.text[ev.spans[best.first][0] : ev.spans[best.last][1]]
     )
     union = best.presence.copy()
-    for _rank, e, first, last in cands[:3]:
+    for _rank, e, first, last, _recall in cands[:3]:
         ks = {k for j in range(first, last + 1) for k in evidence[e].keys[j]}
         union = np.maximum(union, np.array([1.0 if x in ks else 0.0 for x in terms]))
     values["recall_top3"] = float(weights @ union) / wsum if n_terms else 0.0
@@ -1670,6 +1681,10 @@ def extract(claim: ClaimInfo, evidence: Sequence[EvidenceIndex], *, candidates: 
     _rules(claim, ev, best, feats, weights, wsum)
     _vetoes(claim, feats)
     return feats
+
+
+#: Skip a candidate window that cannot beat the best so far (tests turn it off to check that nothing changes).
+_SKIP_BOUNDED_WINDOWS = True
 
 
 @dataclass(slots=True)
