@@ -859,9 +859,19 @@ class Reading:
     The tokens, content keys, numbers and months are read at once; stems, names and the cues (negation,
     scope, cause) when first asked for: sentences next to the best passage need only the first."""
 
-    __slots__ = ("_cues", "_names", "_stems", "keys", "lower", "months", "numbers", "text", "wkeys", "words")
+    __slots__ = (
+        *("_cues", "_names", "_number_cache", "_numbers", "_sentence", "_stems", "keys", "lower", "months"),
+        *("text", "wkeys", "words"),
+    )
 
-    def __init__(self, text: str, numbers: list[Number]) -> None:
+    def __init__(
+        self,
+        text: str,
+        numbers: list[Number] | None,
+        number_cache: dict[int, list[Number]] | None = None,
+        sentence: int = 0,
+    ) -> None:
+        """``numbers`` when known, else read on first use (shared through ``number_cache[sentence]``)."""
         self.text = text
         words = tuple(_RICH_TOKEN_RE.findall(text))
         self.words: tuple[str, ...] = words
@@ -871,7 +881,9 @@ class Reading:
         wkeys = tuple([get(w) if w[0].isalnum() else None for w in lower])
         self.wkeys: tuple[str | None, ...] = wkeys
         self.keys: frozenset[str] = frozenset(filter(None, wkeys))
-        self.numbers: list[Number] = numbers
+        self._numbers = numbers
+        self._number_cache = number_cache
+        self._sentence = sentence
         months = MONTH_KEYS.intersection(wkeys)
         if "may" in months:
             months = months - {"may"}
@@ -881,6 +893,20 @@ class Reading:
         self._stems: tuple[tuple[str, ...], frozenset[str]] | None = None
         self._names: list[Name] | None = None
         self._cues: _Cues | None = None
+
+    @property
+    def numbers(self) -> list[Number]:
+        got = self._numbers
+        if got is None:
+            cache = self._number_cache
+            got = cache.get(self._sentence) if cache is not None else None
+            if got is None:
+                got = numbers_in(self.text) if _has_number(self.text) else []
+                if cache is not None:
+                    cache[self._sentence] = got
+            self._numbers = got
+            self._number_cache = None
+        return got
 
     @property
     def stems(self) -> tuple[str, ...]:
@@ -1276,7 +1302,7 @@ class EvidenceIndex:
     def reading(self, i: int) -> Reading:
         r = self._readings.get(i)
         if r is None:
-            r = read(self.sentence(i), numbers=self.sentence_numbers(i))
+            r = Reading(self.sentence(i), self._numbers.get(i), self._numbers, i)
             self._readings[i] = r
         return r
 
@@ -1822,9 +1848,12 @@ def _rules(
         )
 
     # numbers and dates
-    near_numbers = [n for r in (*window, *around) for n in r.numbers]
-    # the tail of a compound quantity ("2 hours and 40 minutes") is no figure of its own
-    aligned_numbers = [n for r in aligned for n in r.numbers if not _compound_tail(n, r.numbers)]
+    near_numbers: list[Number] = []
+    aligned_numbers: list[Number] = []
+    if claim.numbers:
+        near_numbers = [n for r in (*window, *around) for n in r.numbers]
+        # the tail of a compound quantity ("2 hours and 40 minutes") is no figure of its own
+        aligned_numbers = [n for r in aligned for n in r.numbers if not _compound_tail(n, r.numbers)]
     for cn in claim.numbers:
         if number_matches(cn, near_numbers):
             # a bound ("over five summers") is borne out by a larger figure, unless the passage bounds the
