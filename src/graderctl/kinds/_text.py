@@ -75,6 +75,10 @@ _TYPO_TABLE[ord("…")] = "..."
 #: by replacing just these, many times faster than ``str.translate`` with a dict. No replacement contains a
 #: character that is replaced, so doing them one after the other equals the table.
 _ASCII_FOLDS = tuple((chr(k), v or "") for k, v in _TYPO_TABLE.items() if k < 128 and v != chr(k))
+#: The characters the table changes, as one pattern: other texts are folded by replacing each match, many
+#: times faster than ``str.translate`` with a dict (which looks every character up); the same result.
+_TYPO_RE = re.compile("[" + "".join(re.escape(chr(k)) for k, v in _TYPO_TABLE.items() if v != chr(k)) + "]")
+_TYPO_STR = {chr(k): v or "" for k, v in _TYPO_TABLE.items()}
 
 _WS_RUN = re.compile(r"\s+")
 
@@ -98,7 +102,10 @@ def fold_typography(text: str) -> str:
             if char in text:
                 text = text.replace(char, folded)
         return text
-    return unicodedata.normalize("NFKC", text).translate(_TYPO_TABLE)
+    text = unicodedata.normalize("NFKC", text)
+    if _TYPO_RE.search(text) is None:
+        return text
+    return _TYPO_RE.sub(lambda m: _TYPO_STR[m.group()], text)
 
 
 def normalize(text: str, *, casefold: bool = True) -> str:
