@@ -164,3 +164,70 @@ def test_skipping_windows_that_cannot_win_changes_nothing(monkeypatch: pytest.Mo
     fast = run()
     monkeypatch.setattr(sf, "_SKIP_BOUNDED_WINDOWS", False)
     assert run() == fast
+
+
+def test_number_words_pattern_equals_the_plain_case_insensitive_one() -> None:
+    import re
+    import sys
+
+    plain = re.compile(
+        r"\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
+        r"seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred)\b",
+        re.IGNORECASE,
+    )
+    # the leading character set holds every character that case-insensitive matching takes for a first letter
+    every = "".join(chr(c) for c in range(sys.maxunicode + 1) if not 0xD800 <= c <= 0xDFFF)
+    firsts = {m.group() for m in re.finditer("(?i)[efhnst]", every)}
+    assert firsts == set("EFHNSTefhnst\u017f")
+    words = [
+        *(
+            "two",
+            "Two",
+            "TWO",
+            "\u017fix",
+            "\u017fIX",
+            "fourteen",
+            "four",
+            "Fourteenth",
+            "hundred",
+            "hundreds",
+        ),
+        *("eighty", "seven", "seventeen", "seventy", "_two", "two_", "2two", "twoa", "Nineteen", "ninety"),
+        *(
+            "ten",
+            "eleven",
+            "twelve",
+            "thirteen",
+            "fifteen",
+            "sixteen",
+            "eighteen",
+            "twenty",
+            "thirty",
+            "forty",
+        ),
+        *(
+            "fifty",
+            "sixty",
+            "three",
+            "five",
+            "eight",
+            "six",
+            "nine",
+            "x",
+            "e",
+            "t",
+            "é",
+            "tén",
+            "ı",
+            "İ",
+            "K",
+        ),
+        *("\ufb01ve", "\u0301", "twó", "s\u0301ix", "-", " ", ".", "'"),
+    ]
+    rng = random.Random(10)
+    for _ in range(30_000):
+        seps = ["", " ", "-", ",", "'", "_", "1", "é"]
+        text = "".join(rng.choice(words) + rng.choice(seps) for _ in range(rng.randint(0, 6)))
+        assert [m.span() for m in sf._NUMBER_WORDS_RE.finditer(text)] == [
+            m.span() for m in plain.finditer(text)
+        ], text

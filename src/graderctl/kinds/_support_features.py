@@ -522,10 +522,19 @@ _CONTRASTIVE = frozenset({"rather than", "instead of"})
 _CLAUSE_BREAKS = frozenset({",", ";", ":", "(", ")", " - ", "but", "while", "whereas", "although", "though"})
 _ISO_DATE_RE = re.compile(r"\b(1\d{3}|20\d{2})-(0?[1-9]|1[0-2])-(0?[1-9]|[12]\d|3[01])\b")
 _DIGITS_RE = re.compile(r"\d[\d,]*(?:\.\d+)?")
+#: A number word from "two" to "ninety" or "hundred", as a whole word, case ignored: the same matches as
+#: ``(?i)\b(?:two|three|...|ninety|hundred)\b``, written to begin with one character set (the first letters,
+#: and the characters case-insensitive matching takes for them) so that the regex engine skips to candidates
+#: quickly (several times faster on long pages).
 _NUMBER_WORDS_RE = re.compile(
-    r"\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
-    r"seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred)\b",
-    re.IGNORECASE,
+    r"[EFHNSTefhnst\u017f](?<!\w.)(?i:"
+    r"(?<=t)(?:wo|hree|en|welve|hirteen|wenty|hirty)"
+    r"|(?<=f)(?:our|ive|ourteen|ifteen|ifty|orty)"
+    r"|(?<=s)(?:ix|even|ixteen|eventeen|ixty|eventy)"
+    r"|(?<=e)(?:ight|leven|ighteen|ighty)"
+    r"|(?<=n)(?:ine|ineteen|inety)"
+    r"|(?<=h)undred"
+    r")(?!\w)"
 )
 _CLAUSE_SPLIT_RE = re.compile(
     r"[,;:()\[\]]|\s-\s|\b(?:and|but|while|which|who|whom|whose|whereas|although|though|including|where|"
