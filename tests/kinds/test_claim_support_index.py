@@ -231,3 +231,16 @@ def test_number_words_pattern_equals_the_plain_case_insensitive_one() -> None:
         assert [m.span() for m in sf._NUMBER_WORDS_RE.finditer(text)] == [
             m.span() for m in plain.finditer(text)
         ], text
+
+
+def test_prefix_masks_of_a_prefix_shared_by_many_keys() -> None:
+    words = [f"zqxwa{a}{b}" for a in "bcdfghjklm" for b in "bcdfghjk"]  # 80 keys made with one prefix
+    for w in words:
+        sf.word_key(w)
+    key = sf.word_key(words[0])
+    assert key is not None
+    assert len(sf._PREFIX_KEYS[key[:5]]) > 64  # the page is scanned
+    page = f"Museums here. One {words[3]} there. And {words[70]} {words[5]}. Zqxwa alone."
+    index = sf.index_text(page)
+    assert index.prefix_mask(key[:5]) == 0b0110
+    assert index.prefix_mask("museu") == 0b0001

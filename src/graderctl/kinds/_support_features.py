@@ -1271,13 +1271,15 @@ class EvidenceIndex:
     def prefix_mask(self, prefix: str) -> int:
         """Bit mask of the sentences holding a key of 6 letters or more that starts with the 5 letters
         ``prefix``."""
-        if _prefix_keys_count[0] < _PREFIX_KEYS_LIMIT:
-            mask = 0
-            get = self.masks.get
-            for k in _PREFIX_KEYS.get(prefix, ()):
-                mask |= get(k, 0)
-            return mask
         by_prefix = self._prefix_masks
+        if by_prefix is None and _prefix_keys_count[0] < _PREFIX_KEYS_LIMIT:
+            group = _PREFIX_KEYS.get(prefix, ())
+            if len(group) <= 64:  # else ("inter", "under" in a large vocabulary) scanning the page is cheaper
+                mask = 0
+                get = self.masks.get
+                for k in group:
+                    mask |= get(k, 0)
+                return mask
         if by_prefix is None:
             by_prefix = {}
             get = by_prefix.get
