@@ -1632,7 +1632,7 @@ def extract(claim: ClaimInfo, evidence: Sequence[EvidenceIndex], *, candidates: 
         pres = np.where(bits[:n_terms], 1.0, np.where(bits[n_terms:], 0.5, 0.0))
         if n_terms:
             np.maximum(found_anywhere, pres.max(axis=1), out=found_anywhere)
-        num_hits = np.zeros(n, dtype=np.float64)
+        num_hits = np.zeros(n if n_claim_numbers else 0, dtype=np.float64)
         for s in number_hit_sentences[e]:
             num_hits[s] = 1.0
         for size in (1, 2, 3):
@@ -1640,15 +1640,16 @@ def extract(claim: ClaimInfo, evidence: Sequence[EvidenceIndex], *, candidates: 
                 break
             m = n - size + 1
             win = pres[:, :m].copy()
-            nh = num_hits[:m].copy()
             for off in range(1, size):
                 np.maximum(win, pres[:, off : off + m], out=win)
-                nh += num_hits[off : off + m]
             scores = (widf @ win) / widf_sum if n_terms else np.zeros(m)
             if size == 1 and m:
                 best_sentence = max(best_sentence, float(((weights @ win) / wsum).max()) if n_terms else 0.0)
             rank = scores - 0.03 * (size - 1)
             if n_claim_numbers:
+                nh = num_hits[:m].copy()
+                for off in range(1, size):
+                    nh += num_hits[off : off + m]
                 rank = rank + 0.15 * np.minimum(nh, n_claim_numbers) / n_claim_numbers
             k = min(candidates, m)
             top = np.argpartition(-rank, k - 1)[:k] if m > k else np.arange(m)
