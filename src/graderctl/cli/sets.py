@@ -17,6 +17,7 @@ app = typer.Typer(help="Calibration-set tools.", no_args_is_help=True)
 class Dataset(StrEnum):
     wice = "wice"
     realsumm = "realsumm"
+    attributionbench = "attributionbench"
 
 
 class AsCheck(StrEnum):
@@ -38,12 +39,15 @@ class Format(StrEnum):
 
 @app.command("import")
 def import_(
-    dataset: Annotated[Dataset, typer.Argument(help="Which upstream dataset: wice or realsumm.")],
+    dataset: Annotated[
+        Dataset, typer.Argument(help="Which upstream dataset: wice, realsumm or attributionbench.")
+    ],
     source: Annotated[
         Path,
         typer.Argument(
             help="Your copy of the dataset: the folder holding its files (WiCE: claims-*.jsonl or the "
-            "upstream repository; REALSumm: the folder with ratings/), or one WiCE file."
+            "upstream repository; REALSumm: the folder with ratings/; AttributionBench: every *.jsonl in the "
+            "folder, e.g. attribution_eval_binary_test_v1_5.jsonl), or one WiCE or AttributionBench file."
         ),
     ],
     output: Annotated[
@@ -58,7 +62,8 @@ def import_(
     name: Annotated[
         str | None,
         typer.Option(
-            help="Set name (default: wice-claim-support, wice-source-existence, realsumm-coverage)."
+            help="Set name (default: wice-claim-support, wice-source-existence, realsumm-coverage, "
+            "attributionbench-claim-support)."
         ),
     ] = None,
     as_check: Annotated[
@@ -66,7 +71,8 @@ def import_(
         typer.Option(
             "--as-check",
             help="Which check the set calibrates (wice: claim_support, or source_existence for quote checks "
-            "built from the annotated supporting sentences; realsumm: coverage).",
+            "built from the annotated supporting sentences; realsumm: coverage; attributionbench: "
+            "claim_support).",
         ),
     ] = None,
     partial: Annotated[
@@ -81,7 +87,13 @@ def import_(
     force: Annotated[bool, typer.Option(help="Replace an existing set folder.")] = False,
     fmt: Annotated[Format, typer.Option("--format", help="Output format.")] = Format.text,
 ) -> None:
-    """Import a public human-labelled dataset as a calibration set (written atomically)."""
+    """Import a public human-labelled dataset as a calibration set (written atomically).
+
+    wice: WiCE claims with the web page they cite (claim_support) or quote checks (source_existence).
+    realsumm: REALSumm nugget presence in news summaries (coverage). attributionbench: AttributionBench
+    claims with their references (claim_support; attributable good, not attributable bad). Records that
+    cannot be used are left out and counted by reason; bad upstream files exit 3 naming file and line.
+    """
     from graderctl.models.base import Check
     from graderctl.services.importers import import_set
 

@@ -9,6 +9,11 @@
 - ``realsumm`` (REALSumm, Bhandari et al. 2020): crowd judgements of whether a nugget (SCU) is present in a
   news summary. Imported as a ``coverage`` set: one sample per (summary, nugget), the nugget vital, the
   summary the report, labelled by the crowd majority (ties dropped and counted).
+- ``attributionbench`` (AttributionBench, Li et al. 2024): claims of generated answers with the references
+  they cite, labelled ``attributable`` / ``not attributable`` by the compiled datasets' annotators.
+  Imported as a ``claim_support`` set: one sample per claim, each reference an inline evidence text,
+  category = source dataset and label, group = the question (records with an unknown label, no claim or no
+  reference are dropped and counted).
 
 Reading is strict: a malformed upstream file is an :class:`InvalidInputError` naming file, line and field.
 The set folder is written atomically (all files or none). Policies are copied from the project's shipped set
@@ -47,7 +52,7 @@ from graderctl.models.calset import (
 from graderctl.store.problems import ProblemSink
 from graderctl.store.readers import decode_json_line, display_path, iter_json_lines, read_bytes
 
-DATASETS = ("wice", "realsumm")
+DATASETS = ("wice", "realsumm", "attributionbench")
 PartialMode = Literal["bad", "drop", "good"]
 
 #: Used when the project ships no set for the check. Same numbers as the shipped sets' defaults.
@@ -888,6 +893,293 @@ def build_realsumm_coverage(
     return ImportedSet(manifest, samples, [], dict(dropped), notes)
 
 
+# --- AttributionBench -----------------------------------------------------------------------------------
+
+ATTRIBUTIONBENCH_SOURCE = (
+    "AttributionBench (Li, Yue, Liao, Sun 2024), huggingface.co/datasets/osunlp/AttributionBench; "
+    "compiled from ExpertQA, Stanford-GenSearch, AttributedQA, LFQA, BEGIN, AttrEval-GenSearch and HAGRID"
+)
+ATTRIBUTIONBENCH_LICENCE = (
+    "Apache-2.0 (AttributionBench dataset card); the compiled datasets' questions, answers and references "
+    "remain under their own terms"
+)
+ATTRIBUTIONBENCH_CITATION = (
+    "Yifei Li, Xiang Yue, Zeyi Liao, Huan Sun. AttributionBench: How Hard is Automatic Attribution "
+    "Evaluation? Findings of ACL 2024 (arXiv:2402.15089)."
+)
+#: Upstream label (after folding case, whitespace, '_' and '-') -> calibration label.
+_AB_LABELS = {"attributable": "good", "not attributable": "bad"}
+_AB_DROP_REASONS = {
+    "unknown_label": "an attribution_label other than attributable / not attributable",
+    "no_claim": "no claim text",
+    "no_reference": "no non-empty reference",
+    "duplicate_id": "an id already used earlier in the same file",
+}
+_LFS_POINTER = b"version https://git-lfs.github.com/spec/"
+
+
+@dataclass
+class _AttributionRecord:
+    id: str
+    stem: str  # the file's name without its extension
+    fname: str  # the file's name
+    question: str
+    claim: str
+    references: list[str]  # non-blank, stripped
+    label: str | None  # "attributable" / "not attributable", or None when unknown
+    raw_label: str  # as found upstream (for the unknown-label problem)
+    dataset: str
+    file: str
+    line: int
+
+
+def attributionbench_files(source: Path) -> list[Path]:
+    """The AttributionBench JSONL files: SOURCE itself, or every ``*.jsonl`` in the folder SOURCE (sorted)."""
+    if source.is_file():
+        return [source]
+    if not source.is_dir():
+        raise InvalidInputError(
+            f"{source}: no such file or folder",
+            [
+                Problem(
+                    file=str(source),
+                    message="no such file or folder",
+                    fix="give an AttributionBench .jsonl file, or the folder holding them",
+                )
+            ],
+        )
+    found = sorted(p for p in source.glob("*.jsonl") if p.is_file())
+    if not found:
+        raise InvalidInputError(
+            f"{source}: no AttributionBench files",
+            [
+                Problem(
+                    file=str(source),
+                    message="no AttributionBench files found",
+                    expected="*.jsonl files such as attribution_eval_binary_test_v1_5.jsonl",
+                    got="none",
+                    fix="point SOURCE at the folder holding the .jsonl files, or at one file",
+                )
+            ],
+        )
+    return found
+
+
+def _fold_label(value: Any) -> str | None:
+    if not isinstance(value, str):
+        return None
+    folded = " ".join(re.split(r"[\s_-]+", value.strip().lower())).strip()
+    return folded if folded in _AB_LABELS else None
+
+
+def read_attributionbench(source: Path, *, root: Path | None = None) -> list[_AttributionRecord]:
+    """Read and check AttributionBench files: every record, its label folded (``None`` when unknown).
+
+    Malformed lines and fields of the wrong type are problems (file, line, JSON pointer); records that are
+    well-formed but unusable (unknown label, no claim, no reference) are kept for the builder to count."""
+    sink = ProblemSink()
+    records: list[_AttributionRecord] = []
+    files = attributionbench_files(source)
+    for path in files:
+        shown = display_path(path, root)
+        data = read_bytes(path, shown)
+        if data.startswith(_LFS_POINTER):
+            sink.add(
+                Problem(
+                    file=shown,
+                    line=1,
+                    message="a Git LFS pointer, not the data",
+                    expected="one JSON object per line",
+                    got="a Git LFS pointer file",
+                    fix="fetch the file's content (`git lfs pull` in your clone, or download it from the "
+                    "dataset page)",
+                )
+            )
+            continue
+        lines = list(iter_json_lines(data, shown, sink))
+        for k, (number, raw) in enumerate(lines):
+            value = decode_json_line(raw, number, shown, sink, is_last=k == len(lines) - 1)
+            if value is None:
+                continue
+            record = _attribution_record(value, path, shown, number, sink)
+            if record is not None:
+                records.append(record)
+    if records and all(r.label is None for r in records):
+        seen = Counter(r.raw_label for r in records)
+        sink.add(
+            Problem(
+                file=display_path(source, root),
+                message="no record has a known attribution_label",
+                pointer="/attribution_label",
+                expected="attributable or not attributable",
+                got=", ".join(f"{label!r} ({n})" for label, n in seen.most_common(3))
+                + (", ..." if len(seen) > 3 else ""),
+                fix="import a binary-label split (e.g. attribution_eval_binary_test_v1_5.jsonl)",
+            )
+        )
+    sink.raise_if_any(f"{source}: invalid AttributionBench data")
+    return records
+
+
+def _attribution_record(
+    value: Any, path: Path, shown: str, line: int, sink: ProblemSink
+) -> _AttributionRecord | None:
+    def bad(pointer: str, expected: str, got: Any) -> None:
+        sink.add(
+            Problem(
+                file=shown,
+                line=line,
+                pointer=pointer,
+                message="unexpected value in an AttributionBench record",
+                expected=expected,
+                got=json.dumps(got, ensure_ascii=False)[:80],
+                fix="correct the field, or remove the record from your copy",
+            )
+        )
+
+    if not isinstance(value, dict):
+        bad("", "a JSON object", value)
+        return None
+    ok = True
+    texts: dict[str, str] = {}
+    for key in ("question", "claim", "src_dataset"):
+        field_value = value.get(key)
+        if field_value is None:
+            texts[key] = ""
+        elif isinstance(field_value, str):
+            texts[key] = field_value.strip()
+        else:
+            bad(f"/{key}", "a string", field_value)
+            ok = False
+    refs = value.get("references")
+    references: list[str] = []
+    if isinstance(refs, list):
+        for i, ref in enumerate(refs):
+            if isinstance(ref, str):
+                if ref.strip():
+                    references.append(ref.strip())
+            elif ref is not None:
+                bad(f"/references/{i}", "a string (a document or paragraph)", ref)
+                ok = False
+    elif refs is not None:
+        bad("/references", "a list of strings (documents or paragraphs)", refs)
+        ok = False
+    upstream_id = value.get("id")
+    rid = f"{path.stem}-{line}"  # early versions have no id: the file and line identify the record
+    if isinstance(upstream_id, str | int) and not isinstance(upstream_id, bool):
+        rid = str(upstream_id).strip() or rid
+    elif upstream_id is not None:
+        bad("/id", "a string", upstream_id)
+        ok = False
+    if not ok:
+        return None
+    raw_label = value.get("attribution_label")
+    return _AttributionRecord(
+        id=rid,
+        stem=path.stem,
+        fname=path.name,
+        question=texts["question"],
+        claim=texts["claim"],
+        references=references,
+        label=_fold_label(raw_label),
+        raw_label=raw_label if isinstance(raw_label, str) else json.dumps(raw_label)[:40],
+        dataset=texts["src_dataset"],
+        file=shown,
+        line=line,
+    )
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
+
+
+def _question_group(question: str) -> str | None:
+    folded = " ".join(question.casefold().split())
+    if not folded:
+        return None
+    return "q-" + hashlib.sha256(folded.encode("utf-8")).hexdigest()[:12]
+
+
+def build_attributionbench_claim_support(
+    records: list[_AttributionRecord],
+    *,
+    name: str,
+    files: list[str],
+    policy: Policy,
+    policy_origin: str,
+) -> ImportedSet:
+    model = SAMPLE_MODELS[Check.claim_support]
+    dropped: Counter[str] = Counter()
+    kept: list[_AttributionRecord] = []
+    seen: set[tuple[str, str]] = set()
+    for r in records:
+        if r.label is None:
+            dropped["unknown_label"] += 1
+        elif not r.claim:
+            dropped["no_claim"] += 1
+        elif not r.references:
+            dropped["no_reference"] += 1
+        elif (r.file, r.id) in seen:
+            dropped["duplicate_id"] += 1
+        else:
+            seen.add((r.file, r.id))
+            kept.append(r)
+    files_of: dict[str, set[str]] = {}
+    for r in kept:
+        files_of.setdefault(r.id, set()).add(r.file)
+    shared = {i for i, fs in files_of.items() if len(fs) > 1}
+    samples: list[Sample] = []
+    for r in kept:
+        label = r.label or ""
+        dataset = _slug(r.dataset) or "unknown"
+        sample_id = f"attributionbench-{r.stem}-{r.id}" if r.id in shared else f"attributionbench-{r.id}"
+        samples.append(
+            model.model_validate(
+                {
+                    "id": sample_id,
+                    "label": _AB_LABELS[label],
+                    "category": f"{dataset}_{_slug(label)}",
+                    "group": _question_group(r.question),
+                    "rationale": f"AttributionBench ({r.dataset or 'unknown source dataset'}, id {r.id}, "
+                    f"{r.fname} line {r.line}): {label}",
+                    "input": {"claim": r.claim, "evidence": [{"text": ref} for ref in r.references]},
+                }
+            )
+        )
+    left_out = [f"{n} {reason}" for reason, n in sorted(dropped.items())]
+    notes = [
+        f"{n} record(s) left out: {reason} ({_AB_DROP_REASONS[reason]})"
+        for reason, n in sorted(dropped.items())
+    ]
+    if shared:
+        notes.append(
+            f"{len(shared)} upstream id(s) occur in several files: their sample ids are prefixed with the "
+            "file name"
+        )
+    notes.append(policy_origin)
+    manifest = SetManifest(
+        name=name,
+        version=1,
+        check=Check.claim_support,
+        description=(
+            "AttributionBench: is a claim of a generated answer supported by its references? One sample per "
+            "claim, each reference an inline evidence text, labelled by the upstream human annotation "
+            "(attributable good, not attributable bad); category = source dataset and label, group = the "
+            "question. Imported by `graderctl sets import attributionbench` from "
+            + ", ".join(files)
+            + ". Left out: "
+            + (", ".join(left_out) or "none")
+            + f". {policy_origin.capitalize()}."
+        ),
+        source=ATTRIBUTIONBENCH_SOURCE + "; files: " + ", ".join(files),
+        licence=ATTRIBUTIONBENCH_LICENCE,
+        citation=ATTRIBUTIONBENCH_CITATION,
+        label_mapping={"attributable": "good", "not attributable": "bad", "any other label": "dropped"},
+        policy=policy,
+    )
+    return ImportedSet(manifest, samples, [], dict(dropped), notes)
+
+
 # --- writing --------------------------------------------------------------------------------------------
 
 
@@ -981,9 +1273,13 @@ def build_set(
     """Read an upstream dataset and build the set in memory (nothing is written)."""
     if dataset not in DATASETS:
         raise UsageError(f"unknown dataset {dataset!r}; known: {', '.join(DATASETS)}")
-    natural = Check.claim_support if dataset == "wice" else Check.coverage
+    natural = Check.coverage if dataset == "realsumm" else Check.claim_support
     check = as_check or natural
-    allowed = {"wice": {Check.claim_support, Check.source_existence}, "realsumm": {Check.coverage}}[dataset]
+    allowed = {
+        "wice": {Check.claim_support, Check.source_existence},
+        "realsumm": {Check.coverage},
+        "attributionbench": {Check.claim_support},
+    }[dataset]
     if check not in allowed:
         raise UsageError(
             f"{dataset} cannot be imported as a {check.value} set; choose --as-check "
@@ -1001,6 +1297,15 @@ def build_set(
             )
         return build_wice_claim_support(
             claims, name=set_name, partial=partial, policy=policy, policy_origin=origin
+        )
+    if dataset == "attributionbench":
+        records = read_attributionbench(source, root=root)
+        return build_attributionbench_claim_support(
+            records,
+            name=set_name,
+            files=[p.name for p in attributionbench_files(source)],
+            policy=policy,
+            policy_origin=origin,
         )
     judged = read_realsumm(source, root=root)
     return build_realsumm_coverage(judged, name=set_name, policy=policy, policy_origin=origin)
