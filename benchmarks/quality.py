@@ -1,6 +1,7 @@
 """Quality of every shipped grader on the public development data (prints figures; not a test).
 
     .venv/bin/python benchmarks/quality.py [--data ../shared/data] [--only coverage,claim_support,...]
+                                           [--attributionbench FILE_OR_FOLDER]
 
 Imports the WiCE and REALSumm development splits with the project's importers into a temporary folder (nothing
 is written into the project), then runs each shipped grader (``graders/*/v*.toml``; model-based and command
@@ -12,7 +13,11 @@ Sets:
 - source_existence: ``wice --as-check source_existence`` (quote checks over real pages);
 - claim_support: WiCE supported vs not_supported (partially supported dropped), and the strict reading
   (partially supported counted bad);
-- coverage: REALSumm (one vital nugget per sample; crowd majority).
+- coverage: REALSumm (one vital nugget per sample; crowd majority);
+- claim_support on AttributionBench (attributable vs not attributable, answers from several
+  question-answering sources), when a copy of its JSONL files is in ``DATA/attributionbench`` or given with
+  ``--attributionbench`` (not in the shared development data: skipped otherwise); balanced accuracy is also
+  printed per source dataset.
 
 These are the development data the kinds were built with (the coverage model was fitted on REALSumm dev), so
 the figures are optimistic for coverage; benchmarks/fit_coverage.py prints its cross-validated figures.
@@ -44,6 +49,7 @@ SETS: dict[Check, list[tuple[str, str, dict[str, Any], str]]] = {
     Check.claim_support: [
         ("wice-claim-support-no-partial", "wice", {"partial": "drop"}, "WiCE supported vs not_supported"),
         ("wice-claim-support-strict", "wice", {"partial": "bad"}, "WiCE strict: partially supported = bad"),
+        ("attributionbench-claim-support", "attributionbench", {}, "AttributionBench attributable vs not"),
     ],
     Check.coverage: [
         ("realsumm-coverage", "realsumm", {}, "REALSumm nugget presence (crowd majority)"),
@@ -88,6 +94,26 @@ def measure(grader: Any, loaded: LoadedSet) -> dict[str, Any]:
     }
 
 
+def per_source(by_category: dict[str, Counter[str]]) -> dict[str, float | None]:
+    """Balanced accuracy per source dataset of an AttributionBench import (categories
+    ``<source>_attributable`` / ``<source>_not_attributable``); empty for other sets."""
+    out: dict[str, float | None] = {}
+    for cat, good in by_category.items():
+        if not cat.endswith("_attributable") or cat.endswith("_not_attributable"):
+            continue
+        source = cat.removesuffix("_attributable")
+        bad = by_category.get(f"{source}_not_attributable")
+        judged_good = good["n"] - good["error"]
+        judged_bad = bad["n"] - bad["error"] if bad else 0
+        if not judged_good or not bad or not judged_bad:
+            out[source] = None
+            continue
+        frr = 1 - good["accepted"] / judged_good
+        far = bad["accepted"] / judged_bad
+        out[source] = 1 - (far + frr) / 2
+    return out
+
+
 def fmt(x: float | None) -> str:
     return "n/a" if x is None else f"{x:.3f}"
 
@@ -96,6 +122,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data")
     ap.add_argument("--only", default="", help="comma-separated checks to measure (default: all)")
+    ap.add_argument(
+        "--attributionbench",
+        type=Path,
+        default=None,
+        help="AttributionBench JSONL file or folder (default: DATA/attributionbench when present)",
+    )
     args = ap.parse_args()
     only = {Check(c) for c in args.only.split(",") if c}
     with tempfile.TemporaryDirectory(prefix="graderctl-quality-") as tmp:
@@ -106,7 +138,9 @@ def main() -> None:
                 continue
             for name, dataset, opts, what in specs:
                 source = args.data / dataset
-                if not source.is_dir():
+                if dataset == "attributionbench" and args.attributionbench is not None:
+                    source = args.attributionbench
+                if not source.exists():
                     print(f"{name}: {source} is absent; skipped")
                     continue
                 outcome = import_set(dataset, source, out, name=name, root=REPO, **opts)
@@ -131,6 +165,8 @@ def main() -> None:
                 for cat, c in sorted(r["by_category"].items()):
                     err = f", {c['error']} errors" if c["error"] else ""
                     print(f"    {cat:28s} n={c['n']:5d}  accepted {c['accepted'] / c['n']:.1%}{err}")
+                for source, ba in per_source(r["by_category"]).items():
+                    print(f"    balanced accuracy on {source:19s} {fmt(ba)}")
 
 
 if __name__ == "__main__":
