@@ -2,14 +2,16 @@
 
 Plain Python plus numpy for the window scan; Snowball English stems from PyStemmer; no model, no download.
 
-- :func:`index_text` turns one evidence text into an :class:`EvidenceIndex`: sentence spans, stemmed content
-  words per sentence and an inverted index. That is all that is computed for every sentence (it is the cost
-  paid once per document); the finer reading of a sentence (capitalised names, numbers, negation cues and
+- :func:`index_text` turns one evidence text into an :class:`EvidenceIndex`: sentence spans, the stemmed
+  content words of each sentence and, for each of them, a bit mask of the sentences holding it. That is all
+  that is computed for every sentence (it is the cost paid once per document, often for a single claim, so
+  it is kept small: the text is keyed chunk by chunk through a cache, and the index holds few objects for
+  the garbage collector); the finer reading of a sentence (capitalised names, numbers, negation cues and
   their scope, quantifier, hedge and causal words) is computed on demand for the few sentences of the best
   windows, and cached.
 - :func:`analyse_claim` turns a claim into a :class:`ClaimInfo` with the same reading.
 - :func:`extract` scores every window of 1-3 consecutive sentences cheaply (weighted recall of the claim's
-  terms, from the inverted index), keeps the best few, computes the finer signals on those, and returns
+  terms, from the bit masks), keeps the best few, computes the finer signals on those, and returns
   :class:`Features`: the feature values by name plus what a reason needs (best passage, missing terms and
   names, numbers that differ, negation, scope and causal mismatches).
 
