@@ -948,41 +948,44 @@ class Reading:
             got = self._cues = _read_cues(self)
         return got
 
-    #: (cue, content keys in its scope) for every negation cue.
     @property
     def negations(self) -> list[tuple[str, frozenset[str]]]:
+        """(cue, content keys in its scope) for every negation cue."""
         return self.cues.negations
 
-    #: The first content key after each (non-contrastive) negation cue -> the cue: what is denied.
     @property
     def negated_heads(self) -> dict[str, str]:
+        """The first content key after each (non-contrastive) negation cue -> the cue: what is denied."""
         return self.cues.negated_heads
 
-    #: Keys said at least once outside every negation scope.
     @property
     def affirmed(self) -> frozenset[str]:
+        """Keys said at least once outside every negation scope."""
         return self.cues.affirmed
 
-    #: Keys negated by a prefix ("unknown" -> "known", "non-profit" -> "profit").
     @property
     def prefix_negated(self) -> frozenset[str]:
+        """Keys negated by a prefix ("unknown" -> "known", "non-profit" -> "profit")."""
         return self.cues.prefix_negated
 
-    #: Universal classes present, with the word that says it.
     @property
     def universal(self) -> dict[str, str]:
+        """Universal classes present, with the word that says it."""
         return self.cues.universal
 
     @property
     def limiters(self) -> list[str]:
+        """Words that limit or hedge a universal (see :data:`LIMITERS`)."""
         return self.cues.limiters
 
     @property
     def causal(self) -> list[str]:
+        """Causal wording (see :data:`CAUSAL`)."""
         return self.cues.causal
 
     @property
     def correlational(self) -> list[str]:
+        """Correlational or uncertain wording (see :data:`CORRELATIONAL`)."""
         return self.cues.correlational
 
 

@@ -2,13 +2,13 @@
 
 The evidence (corpus documents by ``source_id``, or inline ``text``) is split into sentences; every window of
 1-3 consecutive sentences is a candidate passage. A cheap scan (weighted recall of the claim's stemmed content
-words, from a per-document inverted index) keeps the best few windows, and finer signals are computed on
-those: IDF-weighted recall, ordered word pairs, character 4-grams, names, numbers (by value: "3.5 million"
-equals "3,500,000", "40%" is a rounding of 39.6%, 1.2 GW equals 1,200 MW), plus linguistic rule signals: a
-name of the claim missing from the passage or replaced by another of the same type, a number or date of the
-same kind that differs, a negation mismatch scoped to the denied word, opposite direction words, a universal
-claim against a limited source, a causal claim against a correlational or silent source (see
-:mod:`graderctl.kinds._support_features`).
+words, from a per-document index of the sentences holding each word) keeps the best few windows, and finer
+signals are computed on those: IDF-weighted recall, ordered word pairs, character 4-grams, names, numbers (by
+value: "3.5 million" equals "3,500,000", "40%" is a rounding of 39.6%, 1.2 GW equals 1,200 MW), plus
+linguistic rule signals: a name of the claim missing from the passage or replaced by another of the same type,
+a number or date of the same kind that differs, a negation mismatch scoped to the denied word, opposite
+direction words, a universal claim against a limited source, a causal claim against a correlational or silent
+source (see :mod:`graderctl.kinds._support_features`).
 
 All signals, rule signals included, are combined by one logistic model whose weights, centring, scaling,
 intercept and threshold live in the grader definition's ``[params]`` (fitted by
