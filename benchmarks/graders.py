@@ -24,6 +24,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import random
 import sys
 import time
@@ -227,7 +228,7 @@ def bench_source_existence(args: argparse.Namespace, rng: random.Random) -> None
     for category, share in MIX:
         subset = [c for cat, c in tagged if cat == category]
         if subset:
-            rate = _median_rate(len(subset), lambda subset=subset: grader.grade_batch(subset))
+            rate = _median_rate(len(subset), functools.partial(grader.grade_batch, subset))
             print(f"    {category} ({share:.0%} of the mix): {len(subset):,} citations, {rate:,.0f}/s")
     gc.collect()
     gc.freeze()
