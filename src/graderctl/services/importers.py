@@ -178,31 +178,38 @@ class _WiceClaim:
     line: int
 
 
+def _no_files(source: Path, what: str, *, expected: str, fix: str) -> InvalidInputError:
+    """The error for a SOURCE that holds none of the dataset's files."""
+    return InvalidInputError(
+        f"{source}: no {what} files",
+        [Problem(file=str(source), message=f"no {what} files found", expected=expected, got="none", fix=fix)],
+    )
+
+
+def _no_source(source: Path, fix: str) -> InvalidInputError:
+    """The error for a SOURCE that does not exist."""
+    return InvalidInputError(
+        f"{source}: no such file or folder",
+        [Problem(file=str(source), message="no such file or folder", fix=fix)],
+    )
+
+
 def wice_files(source: Path) -> list[Path]:
     """The WiCE claim files under ``source``: the file itself, ``claims-*.jsonl`` in the folder, or the
     upstream layout ``data/entailment_retrieval/claim/*.jsonl``."""
     if source.is_file():
         return [source]
     if not source.is_dir():
-        raise InvalidInputError(
-            f"{source}: no such file or folder",
-            [Problem(file=str(source), message="no such file or folder", fix="give the WiCE folder or file")],
-        )
+        raise _no_source(source, "give the WiCE folder or file")
     found = sorted(source.glob("claims-*.jsonl"))
     if not found:
         found = sorted((source / "data" / "entailment_retrieval" / "claim").glob("*.jsonl"))
     if not found:
-        raise InvalidInputError(
-            f"{source}: no WiCE claim files",
-            [
-                Problem(
-                    file=str(source),
-                    message="no WiCE claim files found",
-                    expected="claims-*.jsonl, or the upstream data/entailment_retrieval/claim/*.jsonl",
-                    got="none",
-                    fix="point SOURCE at the folder holding the claim files, or at one file",
-                )
-            ],
+        raise _no_files(
+            source,
+            "WiCE claim",
+            expected="claims-*.jsonl, or the upstream data/entailment_retrieval/claim/*.jsonl",
+            fix="point SOURCE at the folder holding the claim files, or at one file",
         )
     return found
 
@@ -716,17 +723,11 @@ def realsumm_rating_files(source: Path) -> list[Path]:
             files = [f for f in files if f.name != "scus.csv"]
             if files:
                 return files
-    raise InvalidInputError(
-        f"{source}: no REALSumm rating files",
-        [
-            Problem(
-                file=str(source),
-                message="no REALSumm rating files found",
-                expected="ratings/<abs|ext>_<system>.csv under SOURCE",
-                got="none",
-                fix="point SOURCE at the folder that holds ratings/ (and scus.csv)",
-            )
-        ],
+    raise _no_files(
+        source,
+        "REALSumm rating",
+        expected="ratings/<abs|ext>_<system>.csv under SOURCE",
+        fix="point SOURCE at the folder that holds ratings/ (and scus.csv)",
     )
 
 
@@ -938,29 +939,14 @@ def attributionbench_files(source: Path) -> list[Path]:
     if source.is_file():
         return [source]
     if not source.is_dir():
-        raise InvalidInputError(
-            f"{source}: no such file or folder",
-            [
-                Problem(
-                    file=str(source),
-                    message="no such file or folder",
-                    fix="give an AttributionBench .jsonl file, or the folder holding them",
-                )
-            ],
-        )
+        raise _no_source(source, "give an AttributionBench .jsonl file, or the folder holding them")
     found = sorted(p for p in source.glob("*.jsonl") if p.is_file())
     if not found:
-        raise InvalidInputError(
-            f"{source}: no AttributionBench files",
-            [
-                Problem(
-                    file=str(source),
-                    message="no AttributionBench files found",
-                    expected="*.jsonl files such as attribution_eval_binary_test_v1_5.jsonl",
-                    got="none",
-                    fix="point SOURCE at the folder holding the .jsonl files, or at one file",
-                )
-            ],
+        raise _no_files(
+            source,
+            "AttributionBench",
+            expected="*.jsonl files such as attribution_eval_binary_test_v1_5.jsonl",
+            fix="point SOURCE at the folder holding the .jsonl files, or at one file",
         )
     return found
 
