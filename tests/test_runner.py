@@ -244,3 +244,38 @@ def test_cache_is_ignored_for_kinds_that_are_not_cacheable() -> None:
     cache = DictCache()
     run_grader(scripted(), inputs("accept"), cache=cache)
     assert cache.data == {}
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="worker processes are used on Linux only")
+def test_stopping_the_pool_ends_a_busy_worker() -> None:
+    import multiprocessing
+    import time
+    from concurrent.futures import ProcessPoolExecutor
+
+    from graderctl.runner import _stop_pool
+
+    executor = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork"))
+    executor.submit(time.sleep, 600)
+    while not multiprocessing.active_children():
+        time.sleep(0.01)
+    workers = multiprocessing.active_children()
+    _stop_pool(executor)
+    for process in workers:
+        process.join(timeout=30)
+        assert not process.is_alive()  # without the termination it would sleep on for ten minutes
+
+
+def test_stopping_the_pool_prefers_the_public_terminate_workers() -> None:
+    from graderctl.runner import _stop_pool
+
+    calls: list[str] = []
+
+    class Pool:
+        def terminate_workers(self) -> None:
+            calls.append("terminate_workers")
+
+        def shutdown(self, *args: object, **kwargs: object) -> None:
+            calls.append("shutdown")
+
+    _stop_pool(Pool())  # type: ignore[arg-type]
+    assert calls == ["terminate_workers"]

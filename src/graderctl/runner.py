@@ -386,8 +386,13 @@ def _put_done(
 
 def _stop_pool(executor: ProcessPoolExecutor) -> None:
     """Stop at once: cancel what has not started and end the workers (they ignore Ctrl-C themselves)."""
-    # The pool keeps its processes in a private mapping (emptied by shutdown, so read it first); without
-    # it the workers would finish what they hold and then exit.
+    terminate = getattr(executor, "terminate_workers", None)  # public from Python 3.14
+    if callable(terminate):
+        with contextlib.suppress(Exception):
+            terminate()
+            return
+    # Before 3.14 the pool keeps its processes in a private mapping (emptied by shutdown, so read it
+    # first); without it the workers would finish what they hold and then exit.
     processes: dict[int, Any] = getattr(executor, "_processes", None) or {}
     workers = list(processes.values())
     executor.shutdown(wait=False, cancel_futures=True)
