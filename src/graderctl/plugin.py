@@ -27,7 +27,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
+from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -202,6 +202,12 @@ class Corpus:
 # --- registry -----------------------------------------------------------------------------------------
 
 _registry: dict[str, type[GraderKind]] | None = None
+#: Where each registered kind comes from: ``"<distribution> <version>"`` for an entry point, else the
+#: ``origin`` given to :func:`register`.
+_origins: dict[str, str] = {}
+#: Entry points that could not be loaded, by kind name: the reason. A broken plugin does not stop the kinds
+#: of other packages from working; using the broken kind raises :class:`PluginError` with this reason.
+_broken: dict[str, str] = {}
 _registry_lock = threading.Lock()
 
 
@@ -229,32 +235,68 @@ def register(cls: type[GraderKind], *, origin: str = "register()") -> None:
             f"{origin}: grader kind {cls.name!r} is already registered by {registry[cls.name]!r}"
         )
     registry[cls.name] = cls
+    _origins.setdefault(cls.name, origin)
+
+
+def _distribution(ep: EntryPoint) -> str:
+    dist = getattr(ep, "dist", None)
+    if dist is None:
+        return "unknown distribution"
+    return f"{dist.metadata['Name'] or dist.name} {dist.version}"
 
 
 def kinds() -> dict[str, type[GraderKind]]:
-    """All registered kinds, loaded once from the ``graderctl.graders`` entry points."""
+    """All registered kinds, loaded once from the ``graderctl.graders`` entry points. An entry point that
+    cannot be loaded (import error, not a valid kind, a name clash) is left out and recorded in
+    :func:`broken_kinds`: one broken plugin does not break the kinds of every other package."""
     global _registry
     with _registry_lock:
         if _registry is None:
             found: dict[str, type[GraderKind]] = {}
             for ep in entry_points(group=ENTRY_POINT_GROUP):
-                origin = f"entry point {ep.name} = {ep.value}"
+                where = f"{_distribution(ep)}: entry point {ep.name} = {ep.value}"
                 try:
-                    loaded = ep.load()
-                except Exception as exc:  # a broken plugin must not break the tool
-                    raise PluginError(f"{origin}: could not be imported: {exc}") from exc
-                cls = validate_kind(loaded, origin)
-                if cls.name != ep.name:
-                    raise PluginError(f"{origin}: entry-point name differs from the kind's name {cls.name!r}")
-                if cls.name in found and found[cls.name] is not cls:
-                    raise PluginError(f"{origin}: grader kind {cls.name!r} is registered twice")
-                found[cls.name] = cls
+                    cls = validate_kind(ep.load(), where)
+                    if cls.name != ep.name:
+                        raise PluginError(
+                            f"{where}: entry-point name differs from the kind's name {cls.name!r}"
+                        )
+                except PluginError as exc:
+                    _broken[ep.name] = str(exc)
+                    continue
+                except Exception as exc:  # whatever the plugin's import raises
+                    _broken[ep.name] = f"{where}: could not be imported: {type(exc).__name__}: {exc}"
+                    continue
+                if ep.name in _broken or (ep.name in found and found[ep.name] is not cls):
+                    first = _origins.get(ep.name, "another entry point")
+                    _broken[ep.name] = (
+                        f"grader kind {ep.name!r} is registered by two packages "
+                        f"({first}; {_distribution(ep)}): uninstall one of them"
+                    )
+                    found.pop(ep.name, None)
+                    continue
+                found[ep.name] = cls
+                _origins[ep.name] = _distribution(ep)
             _registry = found
         return _registry
 
 
+def broken_kinds() -> dict[str, str]:
+    """Entry points of ``graderctl.graders`` that could not be loaded, by kind name: why."""
+    kinds()
+    return dict(_broken)
+
+
+def kind_origin(name: str) -> str:
+    """Where a registered kind comes from: ``"<distribution> <version>"``, or how it was registered."""
+    kinds()
+    return _origins.get(name, "unknown")
+
+
 def get_kind(name: str) -> type[GraderKind]:
     registry = kinds()
+    if name not in registry and name in _broken:
+        raise PluginError(f"grader kind {name!r} cannot be used: {_broken[name]}")
     if name not in registry:
         known = ", ".join(sorted(registry)) or "none"
         raise PluginError(

@@ -1,4 +1,5 @@
-"""``graderctl list [--format text|json]``: graders with their trust on each set of their check, and sets.
+"""``graderctl list [--format text|json]``: graders with their trust on each set of their check, sets, and
+the installed grader kinds (entry points of ``graderctl.graders``, with the package that provides each).
 
 Trust states: ``trusted`` and ``not_trusted`` (a current report says so), ``stale`` (the grader or the set
 changed since its report, or only another version was calibrated), ``never_calibrated``.
@@ -31,7 +32,8 @@ _STATE_SHOWN = {
 def list_(
     fmt: Annotated[Format, typer.Option("--format", help="Output format.")] = Format.text,
 ) -> None:
-    """List graders (with their trust on each calibration set of their check) and calibration sets.
+    """List graders (with their trust on each calibration set of their check), calibration sets, and the
+    installed grader kinds (built-in and from other packages).
 
     Trust: trusted / not trusted (a current report says so), stale (the grader or the set changed since its
     report, or only another version was calibrated), never calibrated.
@@ -86,4 +88,14 @@ def list_(
         )
     else:
         out.append("(none in calibration_sets/)")
+    kind_rows = [
+        [k.name, k.origin, ", ".join(k.checks), "yes" if k.model_based else "no", k.implementation_version]
+        for k in listing.kinds
+        if k.error is None
+    ]
+    out += ["", "Grader kinds (installed; entry-point group graderctl.graders)"]
+    out.append(table(["kind", "package", "checks", "model-based", "implementation"], kind_rows))
+    for k in listing.kinds:
+        if k.error is not None:
+            _state.err(f"warning: grader kind {k.name!r} cannot be loaded: {k.error}")
     typer.echo("\n".join(out))

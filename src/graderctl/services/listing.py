@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from graderctl import plugin
 from graderctl.errors import GraderctlError
 from graderctl.services.trust import TrustEntry, trust_for_grader
 from graderctl.store.project import LoadedSet, grader_files, load_grader, load_set, set_folders
@@ -54,9 +55,27 @@ class SetListing:
 
 
 @dataclass
+class KindListing:
+    """An installed grader kind (entry point of ``graderctl.graders``), or one that could not be loaded."""
+
+    name: str
+    #: The distribution that provides it, with its version ("graderctl 0.1.0" for the built-in kinds).
+    origin: str
+    checks: list[str]
+    model_based: bool
+    implementation_version: str
+    #: Why the entry point could not be loaded (then the other fields are empty).
+    error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
 class ProjectListing:
     graders: list[GraderListing] = field(default_factory=list)
     sets: list[SetListing] = field(default_factory=list)
+    kinds: list[KindListing] = field(default_factory=list)
     #: Files that could not be loaded (``graderctl validate`` says why in detail).
     problems: list[str] = field(default_factory=list)
 
@@ -66,13 +85,33 @@ class ProjectListing:
             "type": "listing",
             "graders": [g.to_dict() for g in self.graders],
             "sets": [s.to_dict() for s in self.sets],
+            "kinds": [k.to_dict() for k in self.kinds],
             "problems": self.problems,
         }
 
 
+def list_kinds() -> list[KindListing]:
+    """Every installed grader kind, built-in or from another package, and the entry points that are broken."""
+    out = [
+        KindListing(
+            name=name,
+            origin=plugin.kind_origin(name),
+            checks=sorted(c.value for c in cls.checks),
+            model_based=bool(cls.model_based),
+            implementation_version=cls.implementation_version,
+        )
+        for name, cls in plugin.kinds().items()
+    ]
+    out += [
+        KindListing(name=name, origin="", checks=[], model_based=False, implementation_version="", error=why)
+        for name, why in plugin.broken_kinds().items()
+    ]
+    return sorted(out, key=lambda k: k.name)
+
+
 def list_project(root: Path) -> ProjectListing:
     """Every grader definition and calibration set under ``root``; invalid ones are named in ``problems``."""
-    listing = ProjectListing()
+    listing = ProjectListing(kinds=list_kinds())
     loaded_sets: list[LoadedSet] = []
     for folder in set_folders(root):
         try:

@@ -28,7 +28,7 @@ from graderctl.models.calset import (
     _SampleBase,
 )
 from graderctl.models.grader import GraderSpec
-from graderctl.plugin import Corpus, GraderKind, GradingContext, get_kind, kinds
+from graderctl.plugin import Corpus, GraderKind, GradingContext, broken_kinds, get_kind, kinds
 from graderctl.store.fingerprint import SetFingerprinter, grader_fingerprint
 from graderctl.store.problems import ProblemSink, problems_from_validation
 from graderctl.store.readers import (
@@ -106,6 +106,15 @@ def _kind_problem(shown: str, line: int | None, name: str) -> Problem:
             pointer="/kind",
             message=f"cannot look up grader kinds: {exc}",
             fix="reinstall or remove the broken plugin package",
+        )
+    broken = broken_kinds().get(name)
+    if broken is not None:
+        return Problem(
+            file=shown,
+            line=line,
+            pointer="/kind",
+            message=f"grader kind {name!r} is installed but cannot be loaded: {broken}",
+            fix="repair or reinstall the package that provides it (or uninstall it)",
         )
     close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
     return Problem(
