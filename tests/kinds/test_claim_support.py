@@ -564,3 +564,59 @@ def test_balanced_accuracy_on_wice_dev_stays_above_the_floor() -> None:
 
 def test_shipped_definition_is_valid(repo_root: Path) -> None:
     assert (repo_root / "graders" / "claim-support" / "v1.toml").is_file()
+
+
+# --- claims of several sentences, citation markers --------------------------------------------------------
+
+
+def test_citation_markers_are_stripped() -> None:
+    assert sf.strip_citation_markers("Attendance rose in 2019 [1][2].") == "Attendance rose in 2019."
+    assert sf.strip_citation_markers("It closed [3, 4] in 2014 [5-7].") == "It closed in 2014."
+    assert sf.strip_citation_markers("A figure [citation needed].") == "A figure."
+    assert sf.strip_citation_markers("The [2019] edition") == "The [2019] edition"  # not a marker
+    assert sf.strip_citation_markers("no markers") == "no markers"
+
+
+def test_citation_markers_are_not_numbers_to_find() -> None:
+    plain = grade("Annual attendance rose to 412,000 visitors in 2019.")
+    marked = grade("Annual attendance rose to 412,000 visitors in 2019 [1][2].")
+    assert marked.accepted is True
+    assert marked.score == pytest.approx(plain.score)
+    assert "'1'" not in marked.reason and "'2'" not in marked.reason
+
+
+def test_claim_parts_are_sentences_with_short_ones_joined() -> None:
+    assert sf.claim_parts("The museum opened in Lisbon in 1998.") == ["The museum opened in Lisbon in 1998."]
+    parts = sf.claim_parts(
+        "The Harbour Museum opened in Lisbon in 1998. It grew. "
+        "Attendance rose to 412,000 visitors in 2019 [1]."
+    )
+    assert parts == [
+        "The Harbour Museum opened in Lisbon in 1998. It grew.",
+        "Attendance rose to 412,000 visitors in 2019.",
+    ]
+
+
+def test_every_sentence_of_a_claim_must_be_supported() -> None:
+    good = grade(
+        "The Harbour Museum opened in Lisbon in 1998. Its collection holds 3.5 million objects from Asia and "
+        "Africa. Annual attendance rose to 412,000 visitors in 2019."
+    )
+    assert good.accepted is True
+    assert good.reason.startswith("each of the claim's 3 sentences is supported")
+    assert [p["accepted"] for p in good.details["claim_parts"]] == [True, True, True]
+
+    one_wrong = grade(
+        "The Harbour Museum opened in Lisbon in 1998. Its collection holds 3.5 million objects from Asia and "
+        "Africa. Annual attendance rose to 412,000 visitors in 2016."
+    )
+    assert one_wrong.accepted is False
+    assert one_wrong.reason.startswith(
+        "claim sentence 3 of 3 ('Annual attendance rose to 412,000 visitors in 2016.')"
+    )
+    assert one_wrong.details["claim_part"] == 3
+    assert [p["accepted"] for p in one_wrong.details["claim_parts"]] == [True, True, False]
+    # read as one, the whole claim would be carried by its two well-supported sentences
+    text = " ".join(p["text"] for p in one_wrong.details["claim_parts"])
+    whole = sf.extract(sf.analyse_claim(text), [sf.index_text(REPORT)])
+    assert support_score(whole.values, grader().p) >= DEFAULT_THRESHOLD and not whole.vetoes

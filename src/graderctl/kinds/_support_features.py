@@ -1461,8 +1461,44 @@ def _iso_month_words(text: str) -> str:
     return _ISO_DATE_RE.sub(lambda m: f"{m.group(0)} {_MONTHS[int(m.group(2)) - 1]}", text)
 
 
+#: Citation markers a report puts in a claim ("[1]", "[2, 3]", "[4-6]", "[citation needed]"): not part of
+#: what the claim says, so not numbers to find in the evidence.
+_CITATION_MARKER_RE = re.compile(
+    r"\s*\[(?:\d{1,3}(?:\s*[,;–-]\s*\d{1,3})*|citation needed|source|sources?\s*\d{1,3})\]", re.IGNORECASE
+)
+
+
+def strip_citation_markers(text: str) -> str:
+    """The claim without its citation markers ("... in 2019 [1][2]." -> "... in 2019.")."""
+    return _CITATION_MARKER_RE.sub("", text) if "[" in text else text
+
+
+#: A sentence of a several-sentence claim with fewer content terms than this is graded with the one before
+#: it (or after it), not alone ("This matters.", "It grew.").
+MIN_PART_TERMS = 3
+
+
+def claim_parts(text: str) -> list[str]:
+    """The parts of a claim to grade one by one: its sentences, each with at least :data:`MIN_PART_TERMS`
+    content terms (a shorter sentence joins its neighbour). A one-sentence claim is one part."""
+    from graderctl.kinds._text import split_sentences
+
+    text = strip_citation_markers(text).strip()
+    sentences = split_sentences(text)
+    if len(sentences) < 2:
+        return [text]
+    parts: list[str] = []
+    for sentence in sentences:
+        short = len(analyse_claim(sentence).terms) < MIN_PART_TERMS
+        if parts and (short or len(analyse_claim(parts[-1]).terms) < MIN_PART_TERMS):
+            parts[-1] = f"{parts[-1]} {sentence}"
+        else:
+            parts.append(sentence)
+    return parts
+
+
 def analyse_claim(text: str) -> ClaimInfo:
-    text = fold_typography(text).strip()
+    text = fold_typography(strip_citation_markers(text)).strip()
     text_x = _iso_month_words(text) if "-" in text else text
     r = read(text_x, skip_one=True)
     terms: list[str] = []

@@ -27,6 +27,14 @@ claim's content words nowhere in the evidence.
 
 (``penalties`` are optional fixed extra penalties of rule signals; the shipped model uses none.)
 
+Citation markers in the claim ("[1]", "[2, 3]", "[citation needed]") are dropped before grading. A claim of
+several sentences (an answer paragraph) is graded sentence by sentence, a sentence of fewer than three content
+words joining its neighbour, and is supported only when every sentence is: the weakest sentence (a vetoed one
+first, then the lowest score) gives the verdict, the score and the reason, which names it ("claim sentence 3
+of 3 (...) is not supported ..."); ``details.claim_parts`` lists each sentence with its score. Read as one,
+two well-supported sentences would carry an unsupported third (implementation 3; before, the whole claim was
+scored at once).
+
 The reason quotes the best passage with its location (document id, sentence numbers counted from 1) and names
 what the claim says that the passage leaves unsupported: a missing or different name, a number or date that
 differs (claim says X, passage says Y), a negation mismatch, a causal claim against a correlational source, a
@@ -193,7 +201,7 @@ class ClaimSupportGrader(GraderKind):
 
     name = "claim_support"
     checks = frozenset({Check.claim_support})
-    implementation_version: ClassVar[str] = "2"
+    implementation_version: ClassVar[str] = "3"
     Params = ClaimSupportParams
 
     def __init__(self, params: BaseModel, context: GradingContext | None = None) -> None:
@@ -272,12 +280,32 @@ class ClaimSupportGrader(GraderKind):
         if isinstance(resolved, str):
             return Verdict.failed(resolved)
         indexes, labels = resolved
-        claim = sf.analyse_claim(inp.claim)
-        feats = sf.extract(claim, indexes, candidates=self.p.candidates)
-        score = support_score(feats.values, self.p)
-        accepted = score >= self.p.threshold and not feats.vetoes
+        # A claim of several sentences is supported only when each of them is: each part is graded on its
+        # own, and the weakest decides (a vetoed part first, then the lowest score).
+        parts = sf.claim_parts(inp.claim)
+        graded: list[tuple[bool, float, sf.ClaimInfo, sf.Features]] = []
+        for part in parts:
+            claim = sf.analyse_claim(part)
+            feats = sf.extract(claim, indexes, candidates=self.p.candidates)
+            score = support_score(feats.values, self.p)
+            graded.append((score >= self.p.threshold and not feats.vetoes, score, claim, feats))
+        k = min(range(len(graded)), key=lambda i: (graded[i][0], graded[i][1]))
+        accepted, score, claim, feats = graded[k]
         reason = self._reason(claim, feats, labels, score, accepted)
         details = self._details(feats, inp, score)
+        if len(parts) > 1:
+            which = f"claim sentence {k + 1} of {len(parts)}"
+            if accepted:
+                reason = (
+                    f"each of the claim's {len(parts)} sentences is supported; weakest ({which}): {reason}"
+                )
+            else:
+                reason = f"{which} ({_trim(parts[k], 120)!r}) is {reason}"
+            details["claim_part"] = k + 1
+            details["claim_parts"] = [
+                {"text": part, "score": round(g[1], 6), "accepted": g[0]}
+                for part, g in zip(parts, graded, strict=True)
+            ]
         if accepted:
             return Verdict.accept(reason, score=score, details=details)
         return Verdict.reject(reason, score=score, details=details)
