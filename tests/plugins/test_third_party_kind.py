@@ -66,6 +66,21 @@ def _distribution(site: Path, dist: str, version: str, module: str, source: str,
     (info / "entry_points.txt").write_text(f"[graderctl.graders]\n{entry_points}\n", encoding="utf-8")
 
 
+def _site_with_short_claims(tmp_path: Path) -> Path:
+    """A site folder where the package graderctl-short-claims 0.3.0 is installed."""
+    site = tmp_path / "site"
+    site.mkdir()
+    _distribution(
+        site,
+        "graderctl-short-claims",
+        "0.3.0",
+        "short_claims_kind",
+        KIND_MODULE,
+        "short_claims = short_claims_kind:ShortClaims",
+    )
+    return site
+
+
 def _project(tmp_path: Path) -> Path:
     project = tmp_path / "project"
     (project / "graders" / "short-claims").mkdir(parents=True)
@@ -92,16 +107,7 @@ def _run(project: Path, site: Path, *args: str) -> subprocess.CompletedProcess[s
 
 
 def test_a_kind_from_another_package_is_listed_validated_and_calibrated(tmp_path: Path) -> None:
-    site = tmp_path / "site"
-    site.mkdir()
-    _distribution(
-        site,
-        "graderctl-short-claims",
-        "0.3.0",
-        "short_claims_kind",
-        KIND_MODULE,
-        "short_claims = short_claims_kind:ShortClaims",
-    )
+    site = _site_with_short_claims(tmp_path)
     project = _project(tmp_path)
 
     listed = _run(project, site, "list", "--format", "json")
@@ -134,16 +140,7 @@ def test_a_kind_from_another_package_is_listed_validated_and_calibrated(tmp_path
 
 
 def test_a_broken_plugin_does_not_break_the_other_kinds(tmp_path: Path) -> None:
-    site = tmp_path / "site"
-    site.mkdir()
-    _distribution(
-        site,
-        "graderctl-short-claims",
-        "0.3.0",
-        "short_claims_kind",
-        KIND_MODULE,
-        "short_claims = short_claims_kind:ShortClaims",
-    )
+    site = _site_with_short_claims(tmp_path)
     _distribution(
         site,
         "graderctl-broken",
