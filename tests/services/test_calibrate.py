@@ -24,6 +24,7 @@ from graderctl.services.calibrate import (
     report_from_outcomes,
     status_of,
 )
+from graderctl.services.running import RunOptions
 from graderctl.stats import clopper_pearson_upper, rate_stats, samples_needed
 from graderctl.store.project import find_grader, find_set
 from graderctl.store.reports import read_report, report_paths
@@ -248,7 +249,7 @@ def test_a_batch_that_raises_on_one_sample_costs_only_that_sample(tmp_path: Path
     samples = counted_samples(bad=10, false_accepts=0, good=10, false_rejects=0)
     samples.append(sample("poisoned", "bad", "poison"))
     root = project(tmp_path, samples, err=0.5, far=1, frr=1)
-    report = run(root, batch_size=64)
+    report = run(root, options=RunOptions(batch_size=64))
     assert report.errors == 1
     (erred,) = [o for o in report.samples if o.accepted is None]
     assert erred.id == "poisoned" and erred.error == "RuntimeError: backend exploded"
@@ -269,7 +270,7 @@ def test_a_sample_that_times_out_is_an_error(tmp_path: Path) -> None:
     samples = [sample("slow", "good", "sleep"), sample("quick", "bad", "reject")]
     root = project(tmp_path, samples, err=1, far=1, frr=1)
     write_grader(root, "scripted", "test_scripted", params={"sleep": 1.0})
-    report = run(root, timeout=0.1)
+    report = run(root, options=RunOptions(timeout=0.1))
     slow = next(o for o in report.samples if o.id == "slow")
     assert slow.accepted is None and "timed out" in (slow.error or "")
 
@@ -285,7 +286,7 @@ def test_interrupt_leaves_no_report_and_keeps_the_old_one(tmp_path: Path) -> Non
     before = (json_path.read_text(), md_path.read_text())
     write_set(root, "s", [*samples, sample("ctrl-c", "bad", "interrupt")])
     with pytest.raises(KeyboardInterrupt):
-        run(root, batch_size=1, jobs=2)
+        run(root, options=RunOptions(batch_size=1, jobs=2))
     assert (json_path.read_text(), md_path.read_text()) == before
     assert sorted(p.name for p in json_path.parent.iterdir()) == ["scripted@1.json", "scripted@1.md"]
 
@@ -375,7 +376,7 @@ def test_no_labels_no_agreement(tmp_path: Path) -> None:
 
 def test_usage_is_summed(tmp_path: Path) -> None:
     root = project(tmp_path, counted_samples(bad=2, false_accepts=0, good=3, false_rejects=0), "test_costly")
-    report = run(root, use_cache=False)
+    report = run(root, options=RunOptions(use_cache=False))
     assert report.usage == {
         "input_tokens": 500,
         "output_tokens": 50,

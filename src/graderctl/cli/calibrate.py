@@ -18,7 +18,7 @@ import json
 from collections.abc import Callable, Iterable, Iterator
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -28,6 +28,7 @@ from graderctl.errors import ExitCode, GraderRunError, UsageError
 
 if TYPE_CHECKING:
     from graderctl.models.reports import CalibrationReport
+    from graderctl.services.running import RunOptions
     from graderctl.store.project import LoadedGrader, LoadedSet
 
 
@@ -92,6 +93,8 @@ def calibrate(
     if repeats != 1 and check:
         raise UsageError("--repeats cannot be combined with --check")
 
+    from graderctl.services.running import RunOptions
+
     root = _state.root()
     try:
         pairs = _pairs(root, ref, sets, all_=all_, quiet=quiet)
@@ -102,15 +105,20 @@ def calibrate(
     # The loaded sets live for the whole run: keep the cyclic garbage collector from re-scanning their
     # objects again and again (seconds on 100,000 samples), and from touching their pages in forked workers.
     gc.freeze()
-    options = {"jobs": jobs, "timeout": timeout, "batch_size": batch_size, "use_cache": not no_cache}
-    if repeats != 1:
-        options["repeats"] = repeats
+    options = RunOptions(jobs=jobs, timeout=timeout, batch_size=batch_size, use_cache=not no_cache)
     try:
         if check:
             code = _check(pairs, root=root, fmt=fmt, output=output, quiet=quiet, options=options)
         else:
             code = _run(
-                pairs, root=root, fmt=fmt, output=output, quiet=quiet, write=not no_write, options=options
+                pairs,
+                root=root,
+                fmt=fmt,
+                output=output,
+                quiet=quiet,
+                write=not no_write,
+                options=options,
+                repeats=repeats,
             )
     finally:
         gc.unfreeze()  # matters only when the command runs inside a longer-lived process (tests, notebooks)
@@ -159,7 +167,8 @@ def _run(
     output: Path | None,
     quiet: bool,
     write: bool,
-    options: dict[str, Any],
+    options: RunOptions,
+    repeats: int,
 ) -> int:
     from graderctl.cli._progress import progress_bar, progress_enabled
     from graderctl.services.calibrate import CalibrationStatus, calibrate, check_pair, status_of
@@ -177,7 +186,15 @@ def _run(
         label = f"{grader.ref} on {cal_set.name}"
         try:
             with progress_bar(label, enabled=show_progress) as progress:
-                report = calibrate(grader, cal_set, root=root, progress=progress, write=write, **options)
+                report = calibrate(
+                    grader,
+                    cal_set,
+                    root=root,
+                    options=options,
+                    progress=progress,
+                    write=write,
+                    repeats=repeats,
+                )
         except KeyboardInterrupt:
             done = f"; the {written} report(s) before it were written" if written else ""
             _state.err(f"interrupted: the report of {label} was not written{done}")
@@ -269,7 +286,7 @@ def _check(
     fmt: Format,
     output: Path | None,
     quiet: bool,
-    options: dict[str, Any],
+    options: RunOptions,
 ) -> int:
     from graderctl.cli._progress import progress_bar, progress_enabled
     from graderctl.services.calibrate import CurrentCheck, check_current
@@ -280,7 +297,7 @@ def _check(
         label = f"checking {grader.ref} on {cal_set.name}"
         try:
             with progress_bar(label, enabled=show_progress) as progress:
-                results.append(check_current(grader, cal_set, root=root, progress=progress, **options))
+                results.append(check_current(grader, cal_set, root=root, options=options, progress=progress))
         except KeyboardInterrupt:
             _state.err("interrupted")
             raise typer.Exit(int(ExitCode.INTERRUPTED)) from None

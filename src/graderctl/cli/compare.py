@@ -84,6 +84,7 @@ def compare(
         status_of,
     )
     from graderctl.services.compare import compare as run_compare
+    from graderctl.services.running import RunOptions
     from graderctl.services.trust import sets_of_check
     from graderctl.store.project import find_grader, find_set
     from graderctl.store.readers import display_path
@@ -118,11 +119,8 @@ def compare(
             root=root,
             margin=margin,
             replay=replay_input,
-            jobs=jobs,
-            timeout=timeout,
-            batch_size=batch_size,
+            options=RunOptions(jobs=jobs, timeout=timeout, batch_size=batch_size, use_cache=not no_cache),
             progress_for=progress_for,
-            use_cache=not no_cache,
             write=not no_write,
         )
     except KeyboardInterrupt:

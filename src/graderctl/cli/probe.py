@@ -60,6 +60,7 @@ def probe(
 ) -> None:
     """Check a grader for length, order, format and self-preference biases."""
     from graderctl.services.probe import ProbeRun, run_probes
+    from graderctl.services.running import RunOptions
     from graderctl.services.trust import sets_of_check
     from graderctl.store.project import find_grader, find_set
 
@@ -85,6 +86,7 @@ def probe(
         names = list(probes)
     else:
         names = ["length", "order", "format"] + (["self"] if grader.kind.model_based else [])
+    options = RunOptions(jobs=jobs, timeout=timeout, batch_size=batch_size, use_cache=not no_cache)
     run = ProbeRun(grader=grader.ref)
     for cal_set in chosen:
         if not quiet:
@@ -96,10 +98,7 @@ def probe(
             root=root,
             margin=margin,
             seed=seed,
-            use_cache=not no_cache,
-            jobs=jobs,
-            timeout=timeout,
-            batch_size=batch_size,
+            options=options,
             write=not no_write,
         )
         run.results.extend(results)

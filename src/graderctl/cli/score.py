@@ -99,6 +99,7 @@ def score(
 ) -> None:
     """Grade agent trials with trusted graders: one result line per trial."""
     from graderctl.cli._progress import progress_bar, progress_enabled
+    from graderctl.services.running import RunOptions
     from graderctl.services.score import ScoreOptions, partial_path, score_trials
 
     if output is None:
@@ -127,10 +128,7 @@ def score(
         reason=reason,
         resume=resume,
         rescore=rescore,
-        jobs=jobs,
-        batch_size=batch_size,
-        timeout=timeout,
-        use_cache=not no_cache,
+        run=RunOptions(jobs=jobs, timeout=timeout, batch_size=batch_size, use_cache=not no_cache),
     )
     root = _state.root()
 

@@ -25,7 +25,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from graderctl.errors import GraderctlError, GraderRunError, InvalidInputError, Problem, StatisticsError
+from graderctl.errors import GraderRunError, InvalidInputError, Problem, StatisticsError
 from graderctl.models.base import Label
 from graderctl.models.calset import Policy, Sample
 from graderctl.models.reports import (
@@ -38,7 +38,8 @@ from graderctl.models.reports import (
     SetInfo,
 )
 from graderctl.plugin import Verdict
-from graderctl.runner import ProgressCallback, run_grader
+from graderctl.runner import ProgressCallback
+from graderctl.services.running import DEFAULT_RUN, RunOptions, run_inputs, start_grader, verdict_cache
 from graderctl.store.project import LoadedGrader, LoadedSet
 
 #: Packages whose versions are recorded in every report's ``environment``.
@@ -81,12 +82,9 @@ def calibrate(
     cal_set: LoadedSet,
     *,
     root: Path,
-    jobs: int = 1,
-    timeout: float | None = None,
-    batch_size: int = 64,
+    options: RunOptions = DEFAULT_RUN,
     progress: ProgressCallback | None = None,
     write: bool = True,
-    use_cache: bool = True,
     repeats: int = 1,
 ) -> CalibrationReport:
     """Grade every sample of ``cal_set`` with ``grader`` and build its calibration report; unless ``write`` is
@@ -94,39 +92,23 @@ def calibrate(
 
     Raises :class:`InvalidInputError` when the grader and the set are for different checks, and
     :class:`GraderRunError` when the grader cannot run at all (it cannot be built, or errs on every sample).
-    ``KeyboardInterrupt`` propagates and nothing is written. Kinds that are ``cacheable`` (model judges,
-    commands) read and fill the project's verdict cache unless ``use_cache`` is false. With ``repeats`` > 1
-    every sample is graded that many times and the report gains a ``repeats`` section (self-consistency and
-    the rates of each repeat; see :mod:`graderctl.services.repeats`); the rates are those of the first run.
+    ``KeyboardInterrupt`` propagates and nothing is written. ``options`` sets jobs, batch size and timeout;
+    kinds that are ``cacheable`` (model judges, commands) read and fill the project's verdict cache unless
+    ``options.use_cache`` is false. With ``repeats`` > 1 every sample is graded that many times and the
+    report gains a ``repeats`` section (self-consistency and the rates of each repeat; see
+    :mod:`graderctl.services.repeats`); the rates are those of the first run.
     """
     check_pair(grader, cal_set)
     if repeats != 1:
         from graderctl.services.repeats import check_repeats
 
         check_repeats(repeats)
-    verdicts = grade_set(
-        grader,
-        cal_set,
-        jobs=jobs,
-        timeout=timeout,
-        batch_size=batch_size,
-        progress=progress,
-        cache_dir=_cache_dir(root, use_cache),
-    )
+    verdicts = grade_set(grader, cal_set, root=root, options=options, progress=progress)
     runs: list[list[Verdict]] = [verdicts]
     if repeats > 1:
         from graderctl.services.repeats import grade_repeats
 
-        runs += grade_repeats(
-            grader,
-            cal_set,
-            repeats,
-            cache_dir=_cache_dir(root, use_cache),
-            jobs=jobs,
-            timeout=timeout,
-            batch_size=batch_size,
-            progress=progress,
-        )
+        runs += grade_repeats(grader, cal_set, repeats, root=root, options=options, progress=progress)
     outcomes = outcomes_from_verdicts(cal_set.samples, verdicts)
     report = report_from_outcomes(
         grader,
@@ -146,14 +128,6 @@ def calibrate(
 
         write_report(root, report, render_markdown(report))
     return report
-
-
-def _cache_dir(root: Path, use_cache: bool) -> Path | None:
-    if not use_cache:
-        return None
-    from graderctl.store.cache import default_cache_dir
-
-    return default_cache_dir(root)
 
 
 def check_pair(grader: LoadedGrader, cal_set: LoadedSet) -> None:
@@ -186,34 +160,19 @@ def grade_set(
     grader: LoadedGrader,
     cal_set: LoadedSet,
     *,
-    jobs: int = 1,
-    timeout: float | None = None,
-    batch_size: int = 64,
+    root: Path,
+    options: RunOptions = DEFAULT_RUN,
     progress: ProgressCallback | None = None,
-    cache_dir: Path | None = None,
 ) -> list[Verdict]:
     """One verdict per sample of the set. Raises :class:`GraderRunError` when the grader cannot run at all.
-    With ``cache_dir``, a ``cacheable`` kind's verdicts are read from and kept in the verdict cache there."""
+    Unless ``options.use_cache`` is false, a ``cacheable`` kind's verdicts are read from and kept in the
+    project's verdict cache."""
+    cache_dir = options.cache_dir(root)
+    instance = start_grader(grader, cal_set.corpus, cache_dir)
+    cache = verdict_cache(grader, cache_dir)
     try:
-        instance = grader.build(corpus=cal_set.corpus, cache_dir=cache_dir)
-    except GraderctlError:
-        raise
-    except Exception as exc:
-        raise GraderRunError(f"{grader.ref} could not start: {type(exc).__name__}: {exc}") from exc
-    cache = None
-    if cache_dir is not None and grader.kind.cacheable:
-        from graderctl.store.cache import VerdictCache
-
-        cache = VerdictCache(cache_dir, grader.fingerprint)
-    try:
-        verdicts = run_grader(
-            instance,
-            [s.input for s in cal_set.samples],
-            jobs=jobs,
-            batch_size=batch_size,
-            timeout=timeout,
-            progress=progress,
-            cache=cache,
+        verdicts = run_inputs(
+            instance, [s.input for s in cal_set.samples], options, progress=progress, cache=cache
         )
     finally:
         instance.close()
@@ -718,8 +677,9 @@ def api_calibrate(
 
     base = Path(root).resolve() if root is not None else find_root()
     loaded = find_grader(str(grader), base)
+    options = RunOptions(jobs=jobs)
     if set is not None:
-        return calibrate(loaded, find_set(str(set), base), root=base, jobs=jobs, write=write)
+        return calibrate(loaded, find_set(str(set), base), root=base, options=options, write=write)
     sets = sets_of_check(base, loaded.spec.check)
     if not sets:
         raise InvalidInputError(
@@ -732,7 +692,7 @@ def api_calibrate(
                 )
             ],
         )
-    return [calibrate(loaded, s, root=base, jobs=jobs, write=write) for s in sets]
+    return [calibrate(loaded, s, root=base, options=options, write=write) for s in sets]
 
 
 # --- every shipped grader, and whether its reports are current --------------------------------------------
@@ -786,11 +746,8 @@ def check_current(
     cal_set: LoadedSet,
     *,
     root: Path,
-    jobs: int = 1,
-    timeout: float | None = None,
-    batch_size: int = 64,
+    options: RunOptions = DEFAULT_RUN,
     progress: ProgressCallback | None = None,
-    use_cache: bool = True,
 ) -> CurrentCheck:
     """A report is stale when it is missing (or its Markdown is), unreadable, its fingerprints differ from the
     current grader and set, or re-running the grader gives different per-sample outcomes (accepted, rejected
@@ -817,15 +774,7 @@ def check_current(
     if old.calibration_set.fingerprint != cal_set.fingerprint:
         return CurrentCheck(ref, name, False, f"the set changed since the report was written; {fix}", shown)
     try:
-        verdicts = grade_set(
-            grader,
-            cal_set,
-            jobs=jobs,
-            timeout=timeout,
-            batch_size=batch_size,
-            progress=progress,
-            cache_dir=_cache_dir(root, use_cache),
-        )
+        verdicts = grade_set(grader, cal_set, root=root, options=options, progress=progress)
     except GraderRunError as exc:
         return CurrentCheck(ref, name, False, f"could not re-run the grader: {exc}", shown, could_run=False)
     outcomes = outcomes_from_verdicts(cal_set.samples, verdicts)

@@ -56,6 +56,7 @@ from graderctl.models.comparison import (
 )
 from graderctl.models.reports import SampleOutcome
 from graderctl.runner import ProgressCallback
+from graderctl.services.running import DEFAULT_RUN, RunOptions
 from graderctl.store.project import REPORTS_DIR, LoadedGrader, LoadedSet
 
 DEFAULT_MARGIN = 0.02
@@ -591,29 +592,13 @@ def grade_on_set(
     cal_set: LoadedSet,
     *,
     root: Path,
-    jobs: int = 1,
-    timeout: float | None = None,
-    batch_size: int = 64,
+    options: RunOptions = DEFAULT_RUN,
     progress: ProgressCallback | None = None,
-    use_cache: bool = True,
 ) -> GradedRun:
     """Grade every sample of ``cal_set`` with ``grader`` (the calibrate service's runner and outcomes)."""
     from graderctl.services.calibrate import grade_set, outcomes_from_verdicts
 
-    cache_dir = None
-    if use_cache:
-        from graderctl.store.cache import default_cache_dir
-
-        cache_dir = default_cache_dir(root)
-    verdicts = grade_set(
-        grader,
-        cal_set,
-        jobs=jobs,
-        timeout=timeout,
-        batch_size=batch_size,
-        progress=progress,
-        cache_dir=cache_dir,
-    )
+    verdicts = grade_set(grader, cal_set, root=root, options=options, progress=progress)
     return GradedRun(cal_set.fingerprint, outcomes_from_verdicts(cal_set.samples, verdicts))
 
 
@@ -625,11 +610,8 @@ def compare(
     root: Path,
     margin: float | None = None,
     replay: ReplayInput | None = None,
-    jobs: int = 1,
-    timeout: float | None = None,
-    batch_size: int = 64,
+    options: RunOptions = DEFAULT_RUN,
     progress_for: ProgressFactory | None = None,
-    use_cache: bool = True,
     write: bool = True,
 ) -> ComparisonReport:
     """Grade every set with both versions (and re-grade the replayed trials with NEW), build the comparison
@@ -660,13 +642,6 @@ def compare(
     chosen_margin, margin_source = resolve_margin(new, margin)
     identical = behaviour_fingerprint(old) == behaviour_fingerprint(new)
     progress_for = progress_for or _no_progress
-    options: dict[str, Any] = {
-        "root": root,
-        "jobs": jobs,
-        "timeout": timeout,
-        "batch_size": batch_size,
-        "use_cache": use_cache,
-    }
 
     compared: list[SetComparison] = []
     failed: list[FailedStratum] = []
@@ -675,7 +650,7 @@ def compare(
         runs: list[GradedRun] = []
         for side, grader in (("OLD", old), ("NEW", new)):
             with progress_for(f"{side} {grader.ref} on {cal_set.name}") as progress:
-                runs.append(grade_on_set(grader, cal_set, progress=progress, **options))
+                runs.append(grade_on_set(grader, cal_set, root=root, options=options, progress=progress))
         comparison, set_failed, set_warnings = compare_outcomes(
             cal_set, runs[0], runs[1], margin=chosen_margin, identical=identical
         )
@@ -694,11 +669,8 @@ def compare(
                 identical=identical,
                 root=root,
                 max_error_rate=min((s.manifest.policy.max_error_rate for s in sets), default=0.01),
-                jobs=jobs,
-                timeout=timeout,
-                batch_size=batch_size,
+                options=options,
                 progress=progress,
-                use_cache=use_cache,
             )
         failed.extend(replay_failed)
         warn.extend(replay_warnings)
@@ -1188,36 +1160,19 @@ def grade_trials(
     corpus: Any,
     *,
     root: Path,
-    jobs: int = 1,
-    timeout: float | None = None,
-    batch_size: int = 64,
+    options: RunOptions = DEFAULT_RUN,
     progress: ProgressCallback | None = None,
-    use_cache: bool = True,
 ) -> list[dict[str, Any] | None]:
     """The check result (CONTRACT.md §5) of ``grader`` on each trial, split into units and judged exactly as
     ``graderctl score`` does (its :func:`~graderctl.services.score.build_units` and
     :func:`~graderctl.services.score.check_result`); ``None`` where the check does not apply."""
-    from graderctl.errors import GraderctlError, GraderRunError
-    from graderctl.runner import run_grader
+    from graderctl.services.running import run_inputs, start_grader, verdict_cache
     from graderctl.services.score import TrustInfo, build_units, check_result
 
     check = grader.spec.check
-    cache_dir = None
-    if use_cache:
-        from graderctl.store.cache import default_cache_dir
-
-        cache_dir = default_cache_dir(root)
-    try:
-        instance = grader.build(corpus=corpus, cache_dir=cache_dir)
-    except GraderctlError:
-        raise
-    except Exception as exc:
-        raise GraderRunError(f"{grader.ref} could not start: {type(exc).__name__}: {exc}") from exc
-    cache = None
-    if cache_dir is not None and grader.kind.cacheable:
-        from graderctl.store.cache import VerdictCache
-
-        cache = VerdictCache(cache_dir, grader.fingerprint)
+    cache_dir = options.cache_dir(root)
+    instance = start_grader(grader, corpus, cache_dir)
+    cache = verdict_cache(grader, cache_dir)
     built = [build_units(check, t, corpus) for t in trials]
     inputs = []
     where: list[tuple[int, int]] = []
@@ -1227,15 +1182,7 @@ def grade_trials(
                 inputs.append(unit.input)
                 where.append((ti, ui))
     try:
-        verdicts = run_grader(
-            instance,
-            inputs,
-            jobs=jobs,
-            batch_size=batch_size,
-            timeout=timeout,
-            progress=progress,
-            cache=cache,
-        )
+        verdicts = run_inputs(instance, inputs, options, progress=progress, cache=cache)
     finally:
         instance.close()
     slots: list[list[Any]] = [[None] * len(units or []) for units in built]
@@ -1257,11 +1204,8 @@ def replay_comparison(
     margin: float,
     identical: bool,
     max_error_rate: float,
-    jobs: int = 1,
-    timeout: float | None = None,
-    batch_size: int = 64,
+    options: RunOptions = DEFAULT_RUN,
     progress: ProgressCallback | None = None,
-    use_cache: bool = True,
 ) -> tuple[ReplayComparison, list[FailedStratum], list[str]]:
     """Re-grade the trials of the frozen results with NEW and compare with what OLD recorded."""
     from graderctl.errors import UsageError
@@ -1305,11 +1249,8 @@ def replay_comparison(
         [by_key[(f.task_id, f.trial_id)] for f in frozen],
         corpus,
         root=root,
-        jobs=jobs,
-        timeout=timeout,
-        batch_size=batch_size,
+        options=options,
         progress=progress,
-        use_cache=use_cache,
     )
     check = old.spec.check.value
     records: list[ReplayRecord] = []

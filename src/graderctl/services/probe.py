@@ -28,12 +28,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from graderctl.errors import GraderctlError, GraderRunError, UsageError
+from graderctl.errors import GraderRunError, UsageError
 from graderctl.models.calset import Sample, SampleInput
 from graderctl.plugin import Verdict
 from graderctl.probes import Transformed, pad, reformat, reorder
-from graderctl.runner import ProgressCallback, run_grader
+from graderctl.runner import ProgressCallback
 from graderctl.services.calibrate import check_pair
+from graderctl.services.running import DEFAULT_RUN, RunOptions, run_inputs, start_grader, verdict_cache
 from graderctl.store.project import REPORTS_DIR, LoadedGrader, LoadedSet
 
 ALL_PROBES = ("length", "order", "format", "self")
@@ -92,11 +93,8 @@ class ProbeRun:
 class _Grading:
     grader: LoadedGrader
     cal_set: LoadedSet
-    use_cache: bool
     root: Path
-    jobs: int
-    timeout: float | None
-    batch_size: int
+    options: RunOptions
     progress: ProgressCallback | None
     usage: dict[str, Any] = field(
         default_factory=lambda: {
@@ -109,29 +107,15 @@ class _Grading:
     )
 
     def __post_init__(self) -> None:
-        try:
-            self.instance = self.grader.build(corpus=self.cal_set.corpus)
-        except GraderctlError:
-            raise
-        except Exception as exc:
-            raise GraderRunError(f"{self.grader.ref} could not start: {type(exc).__name__}: {exc}") from exc
-        self.cache: Any = None
-        if self.use_cache and self.grader.kind.cacheable:
-            from graderctl.store.cache import VerdictCache, default_cache_dir
-
-            self.cache = VerdictCache(default_cache_dir(self.root), self.grader.fingerprint)
+        # Built without the cache folder (the kind gets no cache_dir in its context); the runner caches.
+        self.instance = start_grader(self.grader, self.cal_set.corpus, None)
+        self.cache = verdict_cache(self.grader, self.options.cache_dir(self.root))
 
     def grade(self, inputs: Sequence[SampleInput]) -> list[Verdict]:
         if not inputs:
             return []
-        verdicts = run_grader(
-            self.instance,
-            list(inputs),
-            jobs=self.jobs,
-            batch_size=self.batch_size,
-            timeout=self.timeout,
-            progress=self.progress,
-            cache=self.cache,
+        verdicts = run_inputs(
+            self.instance, list(inputs), self.options, progress=self.progress, cache=self.cache
         )
         for v in verdicts:
             if v.usage is not None:
@@ -157,10 +141,7 @@ def run_probes(
     root: Path,
     margin: float = DEFAULT_MARGIN,
     seed: int = DEFAULT_SEED,
-    use_cache: bool = True,
-    jobs: int = 1,
-    timeout: float | None = None,
-    batch_size: int = 64,
+    options: RunOptions = DEFAULT_RUN,
     progress: ProgressCallback | None = None,
     write: bool = True,
     family_map: Any = None,
@@ -177,7 +158,7 @@ def run_probes(
         raise UsageError(f"--margin must be in [0, 1), got {margin}")
     check_pair(grader, cal_set)
     samples = list(cal_set.samples)
-    g = _Grading(grader, cal_set, use_cache, root, jobs, timeout, batch_size, progress)
+    g = _Grading(grader, cal_set, root, options, progress)
     try:
         original = g.grade([s.input for s in samples])
         if all(v.is_error for v in original):

@@ -26,10 +26,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from graderctl.errors import GraderctlError, GraderRunError, UsageError
+from graderctl.errors import UsageError
 from graderctl.models.calset import Sample
 from graderctl.plugin import Verdict
-from graderctl.runner import ProgressCallback, VerdictStore, run_grader
+from graderctl.runner import ProgressCallback, VerdictStore
+from graderctl.services.running import DEFAULT_RUN, RunOptions, run_inputs, start_grader, verdict_cache
 from graderctl.store.project import LoadedGrader, LoadedSet
 
 MAX_REPEATS = 100
@@ -59,38 +60,26 @@ def grade_repeats(
     cal_set: LoadedSet,
     repeats: int,
     *,
-    cache_dir: Path | None = None,
-    jobs: int = 1,
-    timeout: float | None = None,
-    batch_size: int = 64,
+    root: Path,
+    options: RunOptions = DEFAULT_RUN,
     progress: ProgressCallback | None = None,
 ) -> list[list[Verdict]]:
     """Verdicts of repeats 1 .. ``repeats`` - 1, one list per repeat (repeat 0 is the caller's own run)."""
     check_repeats(repeats)
     if repeats == 1:
         return []
-    try:
-        instance = grader.build(corpus=cal_set.corpus, cache_dir=cache_dir)
-    except GraderctlError:
-        raise
-    except Exception as exc:
-        raise GraderRunError(f"{grader.ref} could not start: {type(exc).__name__}: {exc}") from exc
-    cache: VerdictStore | None = None
-    if cache_dir is not None and grader.kind.cacheable:
-        from graderctl.store.cache import VerdictCache
-
-        cache = VerdictCache(cache_dir, grader.fingerprint)
+    cache_dir = options.cache_dir(root)
+    instance = start_grader(grader, cal_set.corpus, cache_dir)
+    cache = verdict_cache(grader, cache_dir)
     inputs = [s.input for s in cal_set.samples]
     runs: list[list[Verdict]] = []
     try:
         for k in range(1, repeats):
             runs.append(
-                run_grader(
+                run_inputs(
                     instance,
                     inputs,
-                    jobs=jobs,
-                    batch_size=batch_size,
-                    timeout=timeout,
+                    options,
                     progress=progress,
                     cache=None if cache is None else _RepeatCache(cache, k),
                 )

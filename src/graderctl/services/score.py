@@ -40,7 +40,6 @@ from pathlib import Path
 from typing import IO, Any
 
 from graderctl.errors import (
-    GraderctlError,
     GraderRunError,
     InvalidInputError,
     Problem,
@@ -69,6 +68,7 @@ from graderctl.models.reports import CalibrationReport
 from graderctl.models.results import GradedResult
 from graderctl.models.trials import Trial, TrialCitation, TrialSource
 from graderctl.plugin import Corpus, Verdict
+from graderctl.services.running import DEFAULT_RUN, RunOptions, run_inputs, start_grader, verdict_cache
 from graderctl.store.problems import ProblemSink, note_duplicate_trial
 from graderctl.store.project import LoadedGrader, find_grader, grader_files, load_corpus, load_grader
 from graderctl.store.readers import display_path, read_jsonl_models, read_toml
@@ -99,10 +99,8 @@ class ScoreOptions:
     reason: str | None = None
     resume: bool = False
     rescore: Path | None = None
-    jobs: int = 1
-    batch_size: int = 64
-    timeout: float | None = None
-    use_cache: bool = True
+    #: Jobs, batch size (units per batch), timeout (seconds per unit) and the verdict cache.
+    run: RunOptions = DEFAULT_RUN
     #: Trials per grading round (default :data:`CHUNK_TRIALS`).
     chunk_trials: int | None = None
 
@@ -984,8 +982,6 @@ def _grade_chunk(
     options: ScoreOptions,
     sent_errors: dict[str, list[int]],
 ) -> list[dict[str, Any]]:
-    from graderctl.runner import run_grader
-
     per_trial_checks: list[dict[str, dict[str, Any]]] = [{} for _ in chunk]
     per_trial_skipped: list[dict[str, Any]] = [{} for _ in chunk]
     for g in plan.graders:
@@ -999,16 +995,7 @@ def _grade_chunk(
                     inputs.append(unit.input)
                     where.append((ti, ui))
         verdicts = (
-            run_grader(
-                instances[g.ref],
-                inputs,
-                jobs=options.jobs,
-                batch_size=options.batch_size,
-                timeout=options.timeout,
-                cache=caches.get(g.ref),
-            )
-            if inputs
-            else []
+            run_inputs(instances[g.ref], inputs, options.run, cache=caches.get(g.ref)) if inputs else []
         )
         sent_errors[g.ref][0] += len(verdicts)
         sent_errors[g.ref][1] += sum(1 for v in verdicts if v.is_error)
@@ -1121,17 +1108,12 @@ def score_trials(
     caches: dict[str, Any] = {}
     sent_errors: dict[str, list[int]] = {g.ref: [0, 0] for g in plan.graders}
     try:
+        cache_dir = options.run.cache_dir(root)
         for g in plan.graders:
-            try:
-                instances[g.ref] = g.build(corpus=plan.corpus, cache_dir=_cache_dir(root, options.use_cache))
-            except GraderctlError:
-                raise
-            except Exception as exc:
-                raise GraderRunError(f"{g.ref} could not start: {type(exc).__name__}: {exc}") from exc
-            if options.use_cache and g.kind.cacheable:
-                from graderctl.store.cache import VerdictCache, default_cache_dir
-
-                caches[g.ref] = VerdictCache(default_cache_dir(root), g.fingerprint)
+            instances[g.ref] = start_grader(g, plan.corpus, cache_dir)
+            cache = verdict_cache(g, cache_dir)
+            if cache is not None:
+                caches[g.ref] = cache
         partial.parent.mkdir(parents=True, exist_ok=True)
         with _open_partial(partial, kept, rewrite=source is not None) as fh:
             total = len(plan.trials)
@@ -1197,11 +1179,3 @@ def _open_partial(path: Path, kept: Sequence[dict[str, Any]], *, rewrite: bool) 
         fh = path.open("w", encoding="utf-8", newline="\n")
     with fh:
         yield fh
-
-
-def _cache_dir(root: Path, use_cache: bool) -> Path | None:
-    if not use_cache:
-        return None
-    from graderctl.store.cache import default_cache_dir
-
-    return default_cache_dir(root)
