@@ -33,7 +33,7 @@ import re
 import shutil
 import tempfile
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -248,18 +248,30 @@ def read_wice(source: Path, *, root: Path | None = None) -> list[_WiceClaim]:
     return claims
 
 
-def _wice_record(value: Any, shown: str, line: int, sink: ProblemSink) -> _WiceClaim | None:
+def _value_reporter(
+    sink: ProblemSink, shown: str, line: int, what: str, *, fix: str | None = None
+) -> Callable[[str, str, Any], None]:
+    """``bad(pointer, expected, got)``: records an unexpected value of one upstream record (``what``, e.g.
+    "a WiCE record") at ``shown:line`` in ``sink``."""
+
     def bad(pointer: str, expected: str, got: Any) -> None:
         sink.add(
             Problem(
                 file=shown,
                 line=line,
                 pointer=pointer,
-                message="unexpected value in a WiCE record",
+                message=f"unexpected value in {what}",
                 expected=expected,
                 got=json.dumps(got, ensure_ascii=False)[:80],
+                fix=fix,
             )
         )
+
+    return bad
+
+
+def _wice_record(value: Any, shown: str, line: int, sink: ProblemSink) -> _WiceClaim | None:
+    bad = _value_reporter(sink, shown, line, "a WiCE record")
 
     if not isinstance(value, dict):
         bad("", "a JSON object", value)
@@ -787,17 +799,7 @@ def _realsumm_row(
     pairs: dict[tuple[str, str, str], _Judged],
     sink: ProblemSink,
 ) -> None:
-    def bad(col: str, expected: str, got: Any) -> None:
-        sink.add(
-            Problem(
-                file=shown,
-                line=line,
-                pointer=col,
-                message="unexpected value in a REALSumm rating row",
-                expected=expected,
-                got=json.dumps(got, ensure_ascii=False)[:80],
-            )
-        )
+    bad = _value_reporter(sink, shown, line, "a REALSumm rating row")
 
     event = (row.get("Input.eventId") or "").strip()
     system = (row.get("Input.summaryId") or "").strip()
@@ -1010,18 +1012,13 @@ def read_attributionbench(source: Path, *, root: Path | None = None) -> list[_At
 def _attribution_record(
     value: Any, path: Path, shown: str, line: int, sink: ProblemSink
 ) -> _AttributionRecord | None:
-    def bad(pointer: str, expected: str, got: Any) -> None:
-        sink.add(
-            Problem(
-                file=shown,
-                line=line,
-                pointer=pointer,
-                message="unexpected value in an AttributionBench record",
-                expected=expected,
-                got=json.dumps(got, ensure_ascii=False)[:80],
-                fix="correct the field, or remove the record from your copy",
-            )
-        )
+    bad = _value_reporter(
+        sink,
+        shown,
+        line,
+        "an AttributionBench record",
+        fix="correct the field, or remove the record from your copy",
+    )
 
     if not isinstance(value, dict):
         bad("", "a JSON object", value)
