@@ -1488,12 +1488,15 @@ def claim_parts(text: str) -> list[str]:
     if len(sentences) < 2:
         return [text]
     parts: list[str] = []
+    terms: list[int] = []  # content terms of each part, counted once per part (again only when it grows)
     for sentence in sentences:
-        short = len(analyse_claim(sentence).terms) < MIN_PART_TERMS
-        if parts and (short or len(analyse_claim(parts[-1]).terms) < MIN_PART_TERMS):
+        n = len(analyse_claim(sentence).terms)
+        if parts and (n < MIN_PART_TERMS or terms[-1] < MIN_PART_TERMS):
             parts[-1] = f"{parts[-1]} {sentence}"
+            terms[-1] = len(analyse_claim(parts[-1]).terms)
         else:
             parts.append(sentence)
+            terms.append(n)
     return parts
 
 
