@@ -121,3 +121,28 @@ def test_text_summary(tmp_path: Path) -> None:
 def test_table_alignment() -> None:
     out = table(["a", "num"], [["x", "1"], ["longer", "100"]], right=(1,))
     assert out.splitlines() == ["a       num", "------  ---", "x         1", "longer  100"]
+
+
+def test_the_tables_show_the_bound_the_verdict_uses_when_the_clustered_one_is_larger(tmp_path: Path) -> None:
+    # 40 bad samples in 4 groups of 10; every false accept is in one group, so the cluster bootstrap's bound
+    # is far above the binomial (Clopper-Pearson) bound, and it is the one the policy compares.
+    samples: list[dict[str, object]] = []
+    verdicts: dict[str, Verdict] = {}
+    for i in range(40):
+        samples.append(sample(f"b{i:02d}", "bad", "x", group=f"g{i // 10}"))
+        verdicts[f"b{i:02d}"] = Verdict.accept("yes") if i < 6 else Verdict.reject("no")
+    for i in range(20):
+        samples.append(sample(f"k{i:02d}", "good", "x", group=f"h{i}"))
+        verdicts[f"k{i:02d}"] = Verdict.accept("yes")
+    report = make_report(tmp_path, verdicts, samples)
+    check = next(c for c in report.policy_checks if c.name == "false_accept_rate")
+    assert check.bound == "clustered.upper_95"
+    assert report.false_accept_rate.upper_95 is not None and check.observed is not None
+    assert check.observed > report.false_accept_rate.upper_95
+    from graderctl.render._fmt import pct
+
+    shown, binomial = pct(check.observed), pct(report.false_accept_rate.upper_95)
+    row = next(line for line in render_text(report).splitlines() if line.split()[:2] == ["false", "accept"])
+    assert f"{shown} (clustered)" in row and binomial not in row
+    md_row = next(line for line in render_markdown(report).splitlines() if line.startswith("| false accept"))
+    assert f"{shown} (clustered)" in md_row and binomial not in md_row

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -450,3 +452,49 @@ SHIPPED_REPORTS = sorted((Path(__file__).resolve().parents[2] / "reports").glob(
 def test_every_shipped_report_recomputes_from_its_own_samples(path: Path) -> None:
     recompute(json.loads(path.read_text(encoding="utf-8")))
     assert path.with_suffix(".md").is_file()
+
+
+# --- files written with the user's umask; an unchanged re-run rewrites nothing ------------------------
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o027])
+def test_reports_are_written_with_the_users_umask(tmp_path: Path, umask: int) -> None:
+    root = project(tmp_path, counted_samples(bad=3, false_accepts=0, good=3, false_rejects=0))
+    old = os.umask(umask)
+    try:
+        run(root)
+    finally:
+        os.umask(old)
+    for path in report_paths(root, "s", "scripted", 1):
+        assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~umask, path
+
+
+def test_a_rerun_with_the_same_findings_rewrites_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import graderctl.services.calibrate as service
+
+    samples = counted_samples(bad=3, false_accepts=0, good=3, false_rejects=0)
+    root = project(tmp_path, samples)
+    monkeypatch.setattr(service, "now_rfc3339", lambda: "2026-01-01T00:00:00Z")
+    written: list[Path] = []
+    run(root, written=written)
+    paths = report_paths(root, "s", "scripted", 1)
+    assert written == list(paths)
+    before = [(p.read_bytes(), p.stat().st_mtime_ns, p.stat().st_ino) for p in paths]
+    monkeypatch.setattr(service, "now_rfc3339", lambda: "2026-06-30T12:00:00Z")  # only the time differs
+    written = []
+    report = run(root, written=written)
+    assert written == []
+    assert report.created_at == "2026-01-01T00:00:00Z"
+    assert [(p.read_bytes(), p.stat().st_mtime_ns, p.stat().st_ino) for p in paths] == before
+    # A changed finding is written, with the new time.
+    write_set(root, "s", counted_samples(bad=3, false_accepts=1, good=3, false_rejects=0))
+    run(root, written=written)
+    assert written == list(paths)
+    assert read_report(paths[0]).created_at == "2026-06-30T12:00:00Z"
+    # A lost Markdown rendering is restored alone.
+    paths[1].unlink()
+    written = []
+    run(root, written=written)
+    assert written == [paths[1]]

@@ -184,6 +184,7 @@ def _run(
     code = ExitCode.OK
     for grader, cal_set in pairs:
         label = f"{grader.ref} on {cal_set.name}"
+        paths: list[Path] = []
         try:
             with progress_bar(label, enabled=show_progress) as progress:
                 report = calibrate(
@@ -194,6 +195,7 @@ def _run(
                     progress=progress,
                     write=write,
                     repeats=repeats,
+                    written=paths,
                 )
         except KeyboardInterrupt:
             done = f"; the {written} report(s) before it were written" if written else ""
@@ -219,7 +221,11 @@ def _run(
                 _state.err(f"warning: {label}: {warning}")
             if write:
                 json_path, md_path = report_paths(root, cal_set.name, grader.spec.name, grader.spec.version)
-                _state.err(f"wrote {display_path(json_path, root)} and {md_path.name}")
+                if paths:
+                    _state.err("wrote " + " and ".join(display_path(p, root) for p in paths))
+                else:
+                    shown = display_path(json_path, root)
+                    _state.err(f"unchanged: {shown} and {md_path.name} (same findings)")
         if status is CalibrationStatus.error_rate_exceeded:  # an error, shown even with --quiet
             _state.err(f"error: {label}: {_error_summary(report)}")
     _emit(lambda: _render(reports, failures, fmt), output)

@@ -52,6 +52,14 @@ def find_check(report: CalibrationReport, name: str) -> PolicyCheck | None:
     return next((c for c in report.policy_checks if c.name == name), None)
 
 
+def decisive_bound(rate: RateEstimate, check: PolicyCheck | None) -> str:
+    """The upper bound the verdict compared with the limit: the Clopper-Pearson bound, or the clustered
+    bound when samples are grouped and it is the larger (marked so), so a table and its verdict agree."""
+    if check is not None and check.bound == "clustered.upper_95" and check.observed is not None:
+        return f"{pct(check.observed)} (clustered)"
+    return pct(rate.upper_95)
+
+
 def worst(rows: dict[str, CategoryCounts], limit: int | None = None) -> list[tuple[str, CategoryCounts]]:
     """Rows with at least one misclassified sample or error, worst first (rate, then size)."""
 

@@ -9,6 +9,7 @@ from typing import Any
 from graderctl.models.reports import CalibrationReport, CategoryCounts, RateEstimate
 from graderctl.render._fmt import (
     check_status,
+    decisive_bound,
     find_check,
     interval,
     one_line,
@@ -40,7 +41,7 @@ def _rate_row(label: str, rate: RateEstimate, check_name: str, report: Calibrati
         f"{rate.count} / {rate.n}",
         pct(rate.value),
         interval(rate),
-        pct(rate.upper_95),
+        decisive_bound(rate, check),
         limit,
         check_status(check),
     ]

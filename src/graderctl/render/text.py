@@ -5,6 +5,7 @@ from __future__ import annotations
 from graderctl.models.reports import CalibrationReport
 from graderctl.render._fmt import (
     check_status,
+    decisive_bound,
     find_check,
     interval,
     one_line,
@@ -36,7 +37,7 @@ def render_text(report: CalibrationReport) -> str:
                 f"{rate.count}/{rate.n}",
                 pct(rate.value),
                 interval(rate),
-                pct(rate.upper_95),
+                decisive_bound(rate, check),
                 pct(check.limit) if check else "",
                 check_status(check),
             ]

@@ -86,6 +86,7 @@ def calibrate(
     progress: ProgressCallback | None = None,
     write: bool = True,
     repeats: int = 1,
+    written: list[Path] | None = None,
 ) -> CalibrationReport:
     """Grade every sample of ``cal_set`` with ``grader`` and build its calibration report; unless ``write`` is
     false, write ``reports/<set>/<name>@<version>.json`` and ``.md`` atomically (both or neither).
@@ -96,7 +97,9 @@ def calibrate(
     kinds that are ``cacheable`` (model judges, commands) read and fill the project's verdict cache unless
     ``options.use_cache`` is false. With ``repeats`` > 1 every sample is graded that many times and the
     report gains a ``repeats`` section (self-consistency and the rates of each repeat; see
-    :mod:`graderctl.services.repeats`); the rates are those of the first run.
+    :mod:`graderctl.services.repeats`); the rates are those of the first run. A report whose findings equal
+    the one on disk is not rewritten (its ``created_at`` is kept); the paths written are appended to
+    ``written``.
     """
     check_pair(grader, cal_set)
     if repeats != 1:
@@ -124,9 +127,12 @@ def calibrate(
         report.repeats = summarize_repeats(cal_set.samples, runs)
     if write:
         from graderctl.render.markdown import render_markdown
-        from graderctl.store.reports import write_report
+        from graderctl.store.reports import keep_unchanged_report, write_report
 
-        write_report(root, report, render_markdown(report))
+        same = keep_unchanged_report(root, report)  # the same findings keep the committed report as it is
+        paths = write_report(root, report, render_markdown(report), keep_json=same)
+        if written is not None:
+            written.extend(paths)
     return report
 
 

@@ -1,13 +1,41 @@
-"""Atomic writes: a reader sees the old file or the new one, never half of one."""
+"""Atomic writes: a reader sees the old file or the new one, never half of one.
+
+A new file gets the permissions any other program would give it (``0o666`` less the user's umask), an
+existing file keeps its own: the temporary file ``mkstemp`` creates is private (``0o600``) until it is
+renamed, so its mode is set before the rename.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import IO
+
+
+def current_umask() -> int:
+    """The process's umask (read from ``/proc`` where it is, so it is never changed even briefly)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _mode_for(path: Path) -> int:
+    """The mode ``path`` should have once written: its current one if it exists, else ``0o666 & ~umask``."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        return 0o666 & ~current_umask()
 
 
 @contextlib.contextmanager
@@ -15,8 +43,10 @@ def atomic_writer(path: Path, *, encoding: str = "utf-8") -> Iterator[IO[str]]:
     """Write to a temporary file beside ``path``; on success, rename it over ``path``. On any error (or
     Ctrl-C) the temporary file is removed and ``path`` is left as it was."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    mode = _mode_for(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, mode)
         with os.fdopen(fd, "w", encoding=encoding, newline="\n") as fh:
             yield fh
             fh.flush()
@@ -41,8 +71,10 @@ def atomic_write_many(files: Mapping[Path, str | Iterable[str]]) -> None:
     try:
         for path, text in files.items():
             path.parent.mkdir(parents=True, exist_ok=True)
+            mode = _mode_for(path)
             fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
             staged.append((tmp, path))
+            os.fchmod(fd, mode)
             with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
                 if isinstance(text, str):
                     fh.write(text)

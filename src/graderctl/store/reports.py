@@ -8,9 +8,11 @@ maps sorted by key, so ``calibrate --check`` and code review can compare reports
 from __future__ import annotations
 
 import json
+import math
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -53,13 +55,106 @@ def report_to_json(report: CalibrationReport) -> str:
     return "".join(report_json_chunks(report))
 
 
-def write_report(root: Path, report: CalibrationReport, markdown: str) -> tuple[Path, Path]:
-    """Write the JSON document and its Markdown rendering together, atomically; return their paths."""
+#: Fields that say when and where a report was computed, not what it found.
+_CIRCUMSTANCES = ("graderctl_version", "created_at", "environment")
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    """JSON values equal, numbers within a relative 1e-9 (the last bits of a float computed by another
+    machine's BLAS are not a finding)."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same_value(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same_value(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
+
+
+def _same_findings(path: Path, report: CalibrationReport) -> dict[str, Any] | None:
+    """When the report at ``path`` (as :func:`report_json_chunks` writes it) found what ``report`` found,
+    i.e. they differ at most in ``graderctl_version``, ``created_at`` and ``environment``: its head (every
+    field but ``samples``). Streams the file, one sample per line. ``None`` otherwise."""
+    try:
+        fh = path.open("r", encoding="utf-8")
+    except OSError:
+        return None
+    with fh:
+        try:
+            head_lines: list[str] = []
+            for line in fh:
+                if line in ('  "samples": [\n', '  "samples": []\n'):
+                    break
+                head_lines.append(line)
+            else:
+                return None
+            old = json.loads("".join(head_lines).rstrip().rstrip(",") + "\n}")
+            new = report.model_dump(mode="json", exclude={"samples"})
+            if not isinstance(old, dict) or not _same_value(
+                {k: v for k, v in old.items() if k not in _CIRCUMSTANCES},
+                {k: v for k, v in new.items() if k not in _CIRCUMSTANCES},
+            ):
+                return None
+            if line.endswith("[]\n"):
+                return old if not report.samples else None
+            for sample in report.samples:
+                text = fh.readline().strip().removesuffix(",")
+                mine = sample.model_dump_json()
+                if text != mine and not _same_value(json.loads(text), json.loads(mine)):
+                    return None
+            return old if fh.readline().strip() == "]" else None
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            return None
+
+
+def _same_content(path: Path, chunks: Iterable[str]) -> bool:
+    """Whether ``path`` holds exactly the concatenation of ``chunks`` (compared as it streams)."""
+    try:
+        fh = path.open("r", encoding="utf-8", newline="")
+    except OSError:
+        return False
+    with fh:
+        try:
+            for chunk in chunks:
+                if fh.read(len(chunk)) != chunk:
+                    return False
+            return fh.read(1) == ""
+        except (OSError, UnicodeDecodeError):
+            return False
+
+
+def keep_unchanged_report(root: Path, report: CalibrationReport) -> bool:
+    """When the report on disk found what ``report`` found (see :func:`_same_findings`), give ``report`` its
+    ``graderctl_version``, ``created_at`` and ``environment`` and return ``True``: the JSON document is then
+    left as it is (timestamps alone are not a change)."""
+    json_path, _ = report_paths(root, report.calibration_set.name, report.grader.name, report.grader.version)
+    old = _same_findings(json_path, report)
+    if old is None:
+        return False
+    for name in _CIRCUMSTANCES:
+        setattr(report, name, old.get(name))
+    return True
+
+
+def write_report(
+    root: Path, report: CalibrationReport, markdown: str, *, keep_json: bool = False
+) -> list[Path]:
+    """Write the JSON document and its Markdown rendering together, atomically; the JSON document is left
+    alone when ``keep_json`` (:func:`keep_unchanged_report` said it holds the same findings), the Markdown
+    when it is already the same. Return the paths written (none when both were current)."""
     json_path, md_path = report_paths(
         root, report.calibration_set.name, report.grader.name, report.grader.version
     )
-    atomic_write_many({json_path: report_json_chunks(report), md_path: markdown})
-    return json_path, md_path
+    files: dict[Path, str | Iterable[str]] = {}
+    if not keep_json or not json_path.is_file():
+        files[json_path] = report_json_chunks(report)
+    if not _same_content(md_path, [markdown]):
+        files[md_path] = markdown
+    if files:
+        atomic_write_many(files)
+    return list(files)
 
 
 def read_report(path: Path, *, root: Path | None = None) -> CalibrationReport:
