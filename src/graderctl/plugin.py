@@ -31,7 +31,7 @@ from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from graderctl.errors import PluginError
 from graderctl.models.base import Check
@@ -54,7 +54,13 @@ class Usage:
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
-    """The outcome of grading one input: accepted, rejected, or an error (never both)."""
+    """The outcome of grading one input: accepted, rejected, undecided (the grader abstains), or an error.
+
+    An undecided verdict (:meth:`undecided`) is a deliberate abstention: the grader's evidence lies in its
+    band between rejecting and accepting (or a model judge replied "unsure"). It is neither an accept, nor a
+    reject, nor an error: calibration counts it apart (coverage) and computes the false accept and false
+    reject rates on the decided samples only.
+    """
 
     accepted: bool | None
     reason: str
@@ -63,6 +69,12 @@ class Verdict:
     usage: Usage | None = None
     #: Kind-specific details a person may want in the report (closest passage, failed units, ...).
     details: dict[str, Any] | None = None
+    #: True for an undecided verdict (``accepted`` is then ``None`` and ``error`` too).
+    abstained: bool = False
+    #: For ``graderctl tune``: the number a kind compares with its decision threshold, such that at any
+    #: threshold ``t`` the verdict would be an accept exactly when ``decision_score >= t`` (``-inf``: rejected
+    #: at every threshold, e.g. a veto). ``None``: ``score`` is that number. Never persisted.
+    decision_score: float | None = None
 
     @classmethod
     def accept(cls, reason: str, score: float | None = None, **kw: Any) -> Verdict:
@@ -73,12 +85,83 @@ class Verdict:
         return cls(accepted=False, reason=reason, score=score, **kw)
 
     @classmethod
+    def undecided(cls, reason: str, score: float | None = None, **kw: Any) -> Verdict:
+        """The grader abstains: ``reason`` says why (e.g. the score lies in the band)."""
+        return cls(accepted=None, reason=reason, score=score, abstained=True, **kw)
+
+    @classmethod
     def failed(cls, error: str, **kw: Any) -> Verdict:
         return cls(accepted=None, reason="", error=error, **kw)
 
+    @classmethod
+    def by_band(cls, decision: bool | None, reason: str, score: float | None = None, **kw: Any) -> Verdict:
+        """An accept (``True``), a reject (``False``) or an undecided verdict (``None``)."""
+        if decision is None:
+            return cls.undecided(reason, score, **kw)
+        return cls(accepted=decision, reason=reason, score=score, **kw)
+
     @property
     def is_error(self) -> bool:
-        return self.accepted is None
+        return self.accepted is None and not self.abstained
+
+    @property
+    def is_undecided(self) -> bool:
+        return self.accepted is None and self.abstained
+
+    @property
+    def tuning_score(self) -> float | None:
+        """``decision_score`` when the kind gave one, else ``score``."""
+        return self.decision_score if self.decision_score is not None else self.score
+
+
+class BandParams(BaseModel):
+    """Optional abstention band of a score-based kind (mix into its ``Params``).
+
+    With neither set, the kind decides by ``threshold`` alone (accept when the score is at least it). With
+    ``accept_at_or_above`` and/or ``reject_below`` the kind accepts at or above the first, rejects below the
+    second and abstains (undecided) in between; a bound left out is the ``threshold``. Unset, they are not
+    written into a definition, so they change no existing grader's fingerprint.
+    """
+
+    accept_at_or_above: float | None = Field(
+        default=None,
+        ge=0,
+        le=1,
+        description=(
+            "Accept when the score is at least this (default: threshold); above reject_below: a band."
+        ),
+    )
+    reject_below: float | None = Field(
+        default=None,
+        ge=0,
+        le=1,
+        description="Reject when the score is below this (default: threshold); undecided in between.",
+    )
+
+    def band(self, threshold: float) -> tuple[float, float]:
+        """``(reject_below, accept_at_or_above)`` with ``threshold`` for a bound left out."""
+        accept = self.accept_at_or_above if self.accept_at_or_above is not None else threshold
+        reject = self.reject_below if self.reject_below is not None else threshold
+        return reject, accept
+
+    def check_band(self, threshold: float) -> None:
+        """Raise ``ValueError`` when the band is upside down (for a kind's model validator)."""
+        reject, accept = self.band(threshold)
+        if reject > accept:
+            raise ValueError(
+                f"reject_below ({reject:g}) must not be above accept_at_or_above ({accept:g}); "
+                "a bound left out is the threshold"
+            )
+
+
+def decide(score: float, reject_below: float, accept_at_or_above: float) -> bool | None:
+    """Accept (``True``) at or above ``accept_at_or_above``, reject (``False``) below ``reject_below``,
+    undecided (``None``) in between. With equal bounds it is a plain threshold and never undecided."""
+    if score >= accept_at_or_above:
+        return True
+    if score < reject_below:
+        return False
+    return None
 
 
 @dataclass

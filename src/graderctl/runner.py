@@ -87,7 +87,7 @@ def _checked(verdicts: object, n: int) -> list[Verdict]:
     for v in verdicts:
         if not isinstance(v, Verdict):
             raise TypeError(f"grade_batch returned a {type(v).__name__}, expected Verdict")
-        if v.accepted is None and not v.error:
+        if v.accepted is None and not v.error and not v.abstained:
             # Neither a decision nor a stated error: record it as an error, never as a reject.
             v = Verdict.failed("the grader gave no decision and no error", usage=v.usage, details=v.details)
         out.append(v)

@@ -53,7 +53,7 @@ from pydantic import BaseModel, Field, model_validator
 from graderctl.kinds import _support_features as sf
 from graderctl.models.base import Check
 from graderctl.models.calset import ClaimSupportInput, SampleInput
-from graderctl.plugin import GraderKind, GradingContext, Verdict
+from graderctl.plugin import BandParams, GraderKind, GradingContext, Verdict, decide
 
 _INDEX_KEY = "claim_support/evidence-index/v1/"
 
@@ -123,8 +123,9 @@ DEFAULT_THRESHOLD = 0.5
 VETO_SCORE_CAP = 0.5
 
 
-class ClaimSupportParams(GraderKind.Params):
-    """``[params]`` of a ``claim_support`` grader."""
+class ClaimSupportParams(BandParams, GraderKind.Params):
+    """``[params]`` of a ``claim_support`` grader (``accept_at_or_above`` / ``reject_below``: an optional
+    abstention band around ``threshold``; see :class:`graderctl.plugin.BandParams`)."""
 
     threshold: float = Field(
         default=DEFAULT_THRESHOLD, ge=0, le=1, description="Accept when the support score is at least this."
@@ -174,6 +175,7 @@ class ClaimSupportParams(GraderKind.Params):
             raise ValueError(
                 f"penalties names unknown rules {unknown_rules}; known: {', '.join(RULE_FEATURES)}"
             )
+        self.check_band(self.threshold)
         return self
 
 
@@ -283,19 +285,22 @@ class ClaimSupportGrader(GraderKind):
         # A claim of several sentences is supported only when each of them is: each part is graded on its
         # own, and the weakest decides (a vetoed part first, then the lowest score).
         parts = sf.claim_parts(inp.claim)
-        graded: list[tuple[bool, float, sf.ClaimInfo, sf.Features]] = []
+        reject_below, accept_at = self.p.band(self.p.threshold)
+        # (decision, score, claim, features, decision score): a vetoed part is rejected at any threshold.
+        graded: list[tuple[bool | None, float, sf.ClaimInfo, sf.Features, float]] = []
         for part in parts:
             claim = sf.analyse_claim(part)
             feats = sf.extract(claim, indexes, candidates=self.p.candidates)
             score = support_score(feats.values, self.p)
-            graded.append((score >= self.p.threshold and not feats.vetoes, score, claim, feats))
-        k = min(range(len(graded)), key=lambda i: (graded[i][0], graded[i][1]))
-        accepted, score, claim, feats = graded[k]
-        reason = self._reason(claim, feats, labels, score, accepted)
+            decisive = -math.inf if feats.vetoes else score
+            graded.append((decide(decisive, reject_below, accept_at), score, claim, feats, decisive))
+        k = min(range(len(graded)), key=lambda i: (_RANK[graded[i][0]], graded[i][1]))
+        decision, score, claim, feats, _ = graded[k]
+        reason = self._reason(claim, feats, labels, score, decision)
         details = self._details(feats, inp, score)
         if len(parts) > 1:
             which = f"claim sentence {k + 1} of {len(parts)}"
-            if accepted:
+            if decision:
                 reason = (
                     f"each of the claim's {len(parts)} sentences is supported; weakest ({which}): {reason}"
                 )
@@ -306,9 +311,9 @@ class ClaimSupportGrader(GraderKind):
                 {"text": part, "score": round(g[1], 6), "accepted": g[0]}
                 for part, g in zip(parts, graded, strict=True)
             ]
-        if accepted:
-            return Verdict.accept(reason, score=score, details=details)
-        return Verdict.reject(reason, score=score, details=details)
+        return Verdict.by_band(
+            decision, reason, score=score, details=details, decision_score=min(g[4] for g in graded)
+        )
 
     def _location(self, feats: sf.Features, labels: list[str]) -> str:
         p = feats.passage
@@ -319,12 +324,29 @@ class ClaimSupportGrader(GraderKind):
             return f"{where}, sentence {p.start + 1}"
         return f"{where}, sentences {p.start + 1}-{p.end + 1}"
 
+    def _head(self, score: float, decision: bool | None) -> str:
+        p = self.p
+        if p.accept_at_or_above is None and p.reject_below is None:
+            verdict = "supported" if decision else "not supported"
+            cmp = ">=" if decision else "<"
+            return f"{verdict} (score {score:.2f} {cmp} threshold {p.threshold:.2f})"
+        reject_below, accept_at = p.band(p.threshold)
+        if decision:
+            return f"supported (score {score:.2f} >= accept_at_or_above {accept_at:.2f})"
+        if decision is None:
+            return (
+                f"undecided (score {score:.2f} in the abstention band: at least reject_below "
+                f"{reject_below:.2f}, below accept_at_or_above {accept_at:.2f})"
+            )
+        return f"not supported (score {score:.2f} < reject_below {reject_below:.2f})"
+
     def _reason(
-        self, claim: sf.ClaimInfo, feats: sf.Features, labels: list[str], score: float, accepted: bool
+        self, claim: sf.ClaimInfo, feats: sf.Features, labels: list[str], score: float, decision: bool | None
     ) -> str:
-        verdict = "supported" if accepted else "not supported"
-        cmp = ">=" if accepted else "<"
-        head = f"{verdict} (score {score:.2f} {cmp} threshold {self.p.threshold:.2f})"
+        accepted = bool(decision)
+        head = self._head(score, decision)
+        if feats.vetoes and decision is False and score >= self.p.band(self.p.threshold)[0]:
+            head = f"not supported (score {score:.2f}, vetoed)"
         if not claim.terms and not claim.numbers:
             return f"{head}: the claim has no content words to check"
         if feats.passage is None:
@@ -422,6 +444,10 @@ class ClaimSupportGrader(GraderKind):
             "causal": list(feats.causal) if feats.causal is not None else None,
             "vetoes": feats.vetoes,
         }
+
+
+#: Which part of a multi-sentence claim decides: a rejected one first, then an undecided one.
+_RANK: dict[bool | None, int] = {False: 0, None: 1, True: 2}
 
 
 def _trim(text: str, limit: int) -> str:

@@ -48,7 +48,7 @@ from graderctl.kinds._quantities import (
 )
 from graderctl.models.base import Check
 from graderctl.models.calset import CoverageInput, SampleInput
-from graderctl.plugin import GraderKind, Verdict
+from graderctl.plugin import BandParams, GraderKind, Verdict, decide
 
 #: Features of a (nugget, report) pair, in a fixed order (the model's weights are keyed by these names).
 FEATURES: tuple[str, ...] = (
@@ -118,8 +118,11 @@ DEFAULT_SCALES: dict[str, float] = {
 }
 
 
-class CoverageParams(GraderKind.Params):
-    """``[params]`` of a ``coverage`` grader."""
+class CoverageParams(BandParams, GraderKind.Params):
+    """``[params]`` of a ``coverage`` grader. ``accept_at_or_above`` / ``reject_below`` (optional) put an
+    abstention band around ``threshold`` for each nugget: matched at or above the first, missing below the
+    second, unsure in between; a report is then covered when every vital nugget (and enough okay ones) is
+    matched, not covered when one is missing (or too few okay ones can still be matched), else undecided."""
 
     min_okay_share: float = Field(
         default=0.0,
@@ -192,6 +195,7 @@ class CoverageParams(GraderKind.Params):
         for name, scale in self.scales.items():
             if scale <= 0:
                 raise ValueError(f"scales.{name} must be positive, got {scale}")
+        self.check_band(self.threshold)
         return self
 
 
@@ -935,14 +939,17 @@ class CoverageGrader(GraderKind):
         probability reaches the threshold and no hard rule vetoes it), and the evidence."""
         m = nugget_features(nugget, report, slip=self.p.slip_similarity)
         prob = probability(m.features, self.p)
-        hit = prob >= self.p.threshold
-        if self.p.require_numbers and m.missing_numbers:
-            hit = False
-        if self.p.require_names and m.missing_names:
-            hit = False
-        if self.p.reject_contradictions and m.contradictions:
-            hit = False
+        hit = prob >= self.p.threshold and not self.vetoed(m)
         return prob, hit, m
+
+    def vetoed(self, m: NuggetMatch) -> bool:
+        """Whether a hard rule keeps the nugget from matching whatever its probability."""
+        p = self.p
+        return bool(
+            (p.require_numbers and m.missing_numbers)
+            or (p.require_names and m.missing_names)
+            or (p.reject_contradictions and m.contradictions)
+        )
 
     def _grade(self, item: SampleInput, reports: dict[str, ReportIndex]) -> Verdict:
         if not isinstance(item, CoverageInput):
@@ -956,8 +963,16 @@ class CoverageGrader(GraderKind):
         missing_vital: list[tuple[str, float, NuggetMatch]] = []
         missing_okay: list[tuple[str, float, NuggetMatch]] = []
         n_okay = okay_hits = 0
+        # Each nugget's decisive number (-inf when vetoed): the report is covered at threshold t exactly
+        # when every vital one and the `needed`-th best okay one reach t (graderctl tune sweeps it).
+        vital_decisive: list[float] = []
+        okay_decisive: list[float] = []
+        row_decisive: list[float] = []
         for nug in item.nuggets:
             prob, hit, m = self.match(nug.text, index)
+            decisive = -math.inf if self.vetoed(m) else prob
+            row_decisive.append(decisive)
+            (okay_decisive if nug.importance == "okay" else vital_decisive).append(decisive)
             rows.append(
                 {
                     "nugget": nug.text,
@@ -981,6 +996,10 @@ class CoverageGrader(GraderKind):
         n_vital = len(item.nuggets) - n_okay
         needed = okay_needed(n_okay, self.p.min_okay_share)
         covered = not missing_vital and okay_hits >= needed
+        decisive_all = list(vital_decisive)
+        if needed:
+            decisive_all.append(sorted(okay_decisive, reverse=True)[needed - 1])
+        decision_score = min(decisive_all) if decisive_all else math.inf
         probs = [r["probability"] for r in rows]
         score = min(probs) if probs else 0.0
         details = {
@@ -988,6 +1007,8 @@ class CoverageGrader(GraderKind):
             "okay_share": round(okay_hits / n_okay, 4) if n_okay else None,
             "okay_needed": needed,
         }
+        if self.p.accept_at_or_above is not None or self.p.reject_below is not None:
+            return self._banded(item, rows, row_decisive, decision_score, score, details, needed)
         summary = f"{n_vital - len(missing_vital)}/{n_vital} vital nugget(s) matched"
         if n_okay:
             summary += f", {okay_hits}/{n_okay} okay ({needed} needed)"
@@ -995,7 +1016,9 @@ class CoverageGrader(GraderKind):
             lines = [summary]
             if missing_okay:
                 lines.append("missing okay: " + "; ".join(_quote(t) for t, _, _ in missing_okay[:5]))
-            return Verdict.accept(". ".join(lines), score=score, details=details)
+            return Verdict.accept(
+                ". ".join(lines), score=score, details=details, decision_score=decision_score
+            )
         parts = [summary]
         for label, missing in (("vital", missing_vital), ("okay", missing_okay)):
             for text, prob, m in missing[:8]:
@@ -1012,4 +1035,63 @@ class CoverageGrader(GraderKind):
                 )
             if len(missing) > 8:
                 parts.append(f"and {len(missing) - 8} more missing {label} nugget(s)")
-        return Verdict.reject(". ".join(parts), score=score, details=details)
+        return Verdict.reject(". ".join(parts), score=score, details=details, decision_score=decision_score)
+
+    def _banded(
+        self,
+        item: CoverageInput,
+        rows: list[dict[str, Any]],
+        decisive: list[float],
+        decision_score: float,
+        score: float,
+        details: dict[str, Any],
+        needed: int,
+    ) -> Verdict:
+        """The verdict with an abstention band: each nugget matched, unsure or missing; the report covered,
+        not covered or undecided (the same as comparing ``decision_score`` with the band)."""
+        reject_below, accept_at = self.p.band(self.p.threshold)
+        status: list[str] = []
+        for row, d in zip(rows, decisive, strict=True):
+            state = decide(d, reject_below, accept_at)
+            row["matched"] = state
+            status.append("matched" if state else ("unsure" if state is None else "missing"))
+        vital = [i for i, n in enumerate(item.nuggets) if n.importance != "okay"]
+        okay = [i for i, n in enumerate(item.nuggets) if n.importance == "okay"]
+        summary = f"{sum(status[i] == 'matched' for i in vital)}/{len(vital)} vital nugget(s) matched"
+        unsure_vital = sum(status[i] == "unsure" for i in vital)
+        if unsure_vital:
+            summary += f", {unsure_vital} unsure"
+        if okay:
+            summary += f", {sum(status[i] == 'matched' for i in okay)}/{len(okay)} okay ({needed} needed)"
+        band = f"band [{reject_below:.2f}, {accept_at:.2f})"
+        decision = decide(decision_score, reject_below, accept_at)
+        if decision:
+            return Verdict.accept(summary, score=score, details=details, decision_score=decision_score)
+        parts = [summary]
+        wanted = "missing" if decision is False else "unsure"
+        for i, nug in enumerate(item.nuggets):
+            if status[i] != wanted or (nug.importance == "okay" and needed == 0):
+                continue
+            prob = rows[i]["probability"]
+            label = "vital" if nug.importance != "okay" else "okay"
+            if wanted == "unsure":
+                parts.append(f"unsure of {label} nugget {_quote(nug.text)} (match {prob:.2f} in the {band})")
+            else:
+                how = (
+                    f"match {prob:.2f} < {reject_below:.2f}"
+                    if decisive[i] > -math.inf
+                    else f"match {prob:.2f}, vetoed"
+                )
+                closest = rows[i]["closest"]
+                parts.append(
+                    f"missing {label} nugget {_quote(nug.text)} ({how}); closest: "
+                    f"{_quote(closest) if closest else 'none'}"
+                )
+            if len(parts) > 9:
+                break
+        if decision is None:
+            parts[0] = "undecided: " + parts[0]
+            return Verdict.undecided(
+                ". ".join(parts), score=score, details=details, decision_score=decision_score
+            )
+        return Verdict.reject(". ".join(parts), score=score, details=details, decision_score=decision_score)

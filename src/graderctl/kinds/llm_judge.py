@@ -25,7 +25,8 @@ validation error.
 
 The reply must hold a JSON verdict ``{"accept": true|false, "score": 0.0-1.0, "reason": "..."}``, possibly in
 a Markdown code fence or surrounded by prose; a reply with no such object is an error for that sample
-(never an accept or a reject).
+(never an accept or a reject). A judge may abstain: ``"accept": "unsure"`` (or ``"undecided"``,
+``"abstain"``, ``"uncertain"``) gives an undecided verdict, counted apart by calibration (coverage).
 
 Requests run ``concurrency`` at a time (across every batch the runner hands over, from any thread). 429, 5xx,
 timeouts and connection errors are retried with exponential backoff and jitter (each wait is 50-100% of the
@@ -264,8 +265,13 @@ def _as_bool(value: Any) -> bool | None:
     return None
 
 
-def parse_verdict(text: str) -> tuple[bool, float | None, str]:
-    """``(accept, score, reason)`` from a judge's reply: a JSON object, maybe fenced or wrapped in prose."""
+#: Replies of a judge that abstains (an undecided verdict, neither accept nor reject nor error).
+_UNSURE = frozenset({"unsure", "undecided", "abstain", "uncertain"})
+
+
+def parse_verdict(text: str) -> tuple[bool | None, float | None, str]:
+    """``(accept, score, reason)`` from a judge's reply: a JSON object, maybe fenced or wrapped in prose.
+    ``accept`` is ``None`` when the judge says it is unsure."""
     candidates: list[str] = [m.group(1) for m in _FENCE.finditer(text)]
     stripped = text.strip()
     candidates.append(stripped)
@@ -281,8 +287,9 @@ def parse_verdict(text: str) -> tuple[bool, float | None, str]:
             continue
         raw = next((data[k] for k in _VERDICT_KEYS if k in data), None)
         accept = _as_bool(raw)
-        if accept is None:
-            raise ReplyError(f'the reply\'s "accept" is {raw!r}, expected true or false')
+        unsure = isinstance(raw, str) and raw.strip().lower() in _UNSURE
+        if accept is None and not unsure:
+            raise ReplyError(f'the reply\'s "accept" is {raw!r}, expected true, false or "unsure"')
         score_raw = data.get("score")
         score: float | None = None
         if isinstance(score_raw, int | float) and not isinstance(score_raw, bool):
@@ -474,6 +481,8 @@ class LLMJudgeGrader(GraderKind):
                 self._redact(f"unparseable judge reply ({exc}): {_excerpt(content)!r}"), usage=usage
             )
         reason = self._redact(reason)
+        if accept is None:
+            return Verdict.undecided(reason or "the judge is unsure", score, usage=usage)
         if accept:
             return Verdict.accept(reason, score, usage=usage)
         return Verdict.reject(reason, score, usage=usage)

@@ -15,6 +15,20 @@ class Policy(StrictModel):
     max_false_accept_rate: float = Field(ge=0, le=1)
     max_false_reject_rate: float = Field(ge=0, le=1)
     max_error_rate: float = Field(default=0.01, ge=0, le=1)
+    #: Optional: the least share of samples the grader must decide (it may abstain on the rest); compared
+    #: with the one-sided 95% lower bound of its coverage. Unset: any coverage will do.
+    min_coverage: float | None = Field(default=None, ge=0, le=1)
+
+
+class SplitSpec(StrictModel):
+    """``[split]`` of a manifest: a deterministic tune/certify split of the samples that carry no ``split``.
+
+    Samples are split by ``group`` (a sample without one is its own group), so variants of one seed never
+    land on both sides: a group goes to ``tune`` when ``sha256(seed + group)`` maps below ``tune_fraction``.
+    """
+
+    tune_fraction: float = Field(gt=0, lt=1)
+    seed: int = 0
 
 
 class SetManifest(StrictModel):
@@ -29,6 +43,8 @@ class SetManifest(StrictModel):
     licence: str | None = None
     citation: str | None = None
     policy: Policy
+    #: Optional: a deterministic grouped tune/certify split (samples may also say ``split`` themselves).
+    split: SplitSpec | None = None
 
 
 # --- sample inputs, one shape per check -------------------------------------------------------------
@@ -119,6 +135,9 @@ class _SampleBase(StrictModel):
     rationale: str | None = None
     generator: ModelIdentity | None = None
     labels: list[LabelerLabel] | None = None
+    #: Optional: ``tune`` (may be used to choose a grader's operating point) or ``certify`` (held out for
+    #: the verdict). Without it, the manifest's ``[split]`` decides, if any.
+    split: Literal["tune", "certify"] | None = None
 
 
 class SourceExistenceSample(_SampleBase):

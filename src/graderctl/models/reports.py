@@ -10,6 +10,11 @@ from graderctl.models.base import Label, OpenModel
 from graderctl.models.calset import Policy
 
 
+def _unset(value: Any) -> bool:
+    """Optional extensions are left out of a document when unset, so older documents stay byte-identical."""
+    return value is None
+
+
 class RateEstimate(OpenModel):
     """An error rate with its intervals. ``value`` and the bounds are ``None`` when ``n`` is 0."""
 
@@ -54,6 +59,8 @@ class SampleOutcome(OpenModel):
     group: str | None = None
     generator: str | None = None
     correct: bool | None = None
+    #: True when the grader abstained (``accepted`` and ``error`` are then ``None``); absent otherwise.
+    undecided: bool | None = Field(default=None, exclude_if=_unset)
 
 
 class CategoryCounts(OpenModel):
@@ -61,6 +68,22 @@ class CategoryCounts(OpenModel):
     accepted: int
     rejected: int
     errors: int = 0
+    #: Samples the grader left undecided (absent when none).
+    undecided: int | None = Field(default=None, exclude_if=_unset)
+
+
+class CoverageEstimate(OpenModel):
+    """The share of graded samples the grader decided (accepted or rejected) rather than left undecided."""
+
+    value: float | None
+    decided: int = Field(ge=0)
+    #: Samples graded without error (decided + undecided).
+    n: int = Field(ge=0)
+    ci_low: float | None
+    ci_high: float | None
+    #: One-sided 95% Clopper-Pearson lower bound (what ``min_coverage`` is compared with).
+    lower_95: float | None
+    interval: str = "wilson"
 
 
 class PolicyCheck(OpenModel):
@@ -104,4 +127,10 @@ class CalibrationReport(OpenModel):
     usage: dict[str, Any] | None = None
     #: ``calibrate --repeats R``: self-consistency and per-repeat rates (graderctl.services.repeats).
     repeats: dict[str, Any] | None = None
+    #: Abstention (optional; present when the grader can abstain, did, or the policy asks for coverage):
+    #: samples left undecided, and the share decided. The rates above are over decided samples only.
+    undecided: int | None = Field(default=None, exclude_if=_unset)
+    coverage: CoverageEstimate | None = Field(default=None, exclude_if=_unset)
+    #: ``calibrate --split tune|certify``: the samples of that split only (absent: the whole set).
+    split: str | None = Field(default=None, exclude_if=_unset)
     samples: list[SampleOutcome]

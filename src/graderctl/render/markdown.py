@@ -99,6 +99,16 @@ def render_markdown(report: CalibrationReport) -> str:
         ],
     )
     lines.append("")
+    cov = report.coverage
+    if cov is not None:
+        cov_check = find_check(report, "coverage")
+        lines.append(
+            "- Coverage (share decided; the grader may abstain): "
+            f"{cov.decided} / {cov.n} = {pct(cov.value)}, "
+            f"95% CI {pct(cov.ci_low)} – {pct(cov.ci_high)}, lower 95% bound {pct(cov.lower_95)}"
+            + (f" (policy: ≥ {pct(cov_check.limit)}, {check_status(cov_check)})" if cov_check else "")
+            + f"; {report.undecided or 0} undecided sample(s) count in neither rate."
+        )
     for label, rate in (
         ("false accept", report.false_accept_rate),
         ("false reject", report.false_reject_rate),
@@ -145,7 +155,7 @@ def render_markdown(report: CalibrationReport) -> str:
         lines.append("None.")
     lines.append("")
 
-    erred = [o for o in report.samples if o.accepted is None]
+    erred = [o for o in report.samples if o.accepted is None and not o.undecided]
     if erred:
         lines += [f"## Samples the grader could not grade ({len(erred)})", ""]
         lines += _md_table(

@@ -54,6 +54,20 @@ def render_text(report: CalibrationReport) -> str:
             check_status(find_check(report, "error_rate")),
         ]
     )
+    cov = report.coverage
+    if cov is not None:
+        check = find_check(report, "coverage")
+        rows.append(
+            [
+                "coverage",
+                f"{cov.decided}/{cov.n}",
+                pct(cov.value),
+                "" if cov.ci_low is None else f"{pct(cov.ci_low)} – {pct(cov.ci_high)}",
+                f"≥ {pct(cov.lower_95)}" if cov.lower_95 is not None else "",
+                f"≥ {pct(check.limit)}" if check else "",
+                check_status(check),
+            ]
+        )
     body = table(
         ["rate", "count", "value", "95% CI", "upper 95%", "limit", "result"], rows, right=(1, 2, 4, 5)
     )
@@ -86,7 +100,7 @@ def render_text(report: CalibrationReport) -> str:
             out.append(f"    {o.id} ({o.label.value}, {said}): {one_line(o.reason, 120)}")
         if len(misclassified) > MAX_SHOWN:
             out.append(f"    … and {len(misclassified) - MAX_SHOWN} more in the report")
-    erred = [o for o in report.samples if o.accepted is None]
+    erred = [o for o in report.samples if o.accepted is None and not o.undecided]
     if erred:
         out.append(f"  could not grade: {len(erred)}")
         for o in erred[:MAX_SHOWN]:

@@ -31,6 +31,7 @@ from graderctl.models.calset import Policy, Sample
 from graderctl.models.reports import (
     CalibrationReport,
     CategoryCounts,
+    CoverageEstimate,
     GraderInfo,
     PolicyCheck,
     RateEstimate,
@@ -58,6 +59,7 @@ ENVIRONMENT_PACKAGES = (
 FAR = "false_accept_rate"
 FRR = "false_reject_rate"
 ERROR_RATE = "error_rate"
+COVERAGE = "coverage"
 
 
 class CalibrationStatus(StrEnum):
@@ -235,7 +237,8 @@ def outcomes_from_verdicts(samples: Sequence[Sample], verdicts: Sequence[Verdict
         raise ValueError(f"{len(verdicts)} verdict(s) for {len(samples)} sample(s)")
     out: list[SampleOutcome] = []
     for sample, verdict in zip(samples, verdicts, strict=True):
-        accepted = None if verdict.is_error else bool(verdict.accepted)
+        undecided = verdict.is_undecided
+        accepted = None if (verdict.is_error or undecided) else bool(verdict.accepted)
         extra: dict[str, Any] = {"details": json_safe(verdict.details)} if verdict.details else {}
         if verdict.usage is not None:  # per-sample tokens and cost (model judges); cached verdicts cost 0
             u = verdict.usage
@@ -250,13 +253,14 @@ def outcomes_from_verdicts(samples: Sequence[Sample], verdicts: Sequence[Verdict
             id=sample.id,
             label=sample.label,
             accepted=accepted,
-            error=(verdict.error or "unknown error") if accepted is None else None,
+            error=(verdict.error or "unknown error") if accepted is None and not undecided else None,
             reason=verdict.reason or "",
             score=_finite(verdict.score),
             category=sample.category,
             group=sample.group,
             generator=sample.generator.model if sample.generator else None,
             correct=None if accepted is None else accepted == (sample.label == Label.good),
+            undecided=True if undecided else None,
             **extra,
         )
         out.append(outcome)
@@ -356,6 +360,65 @@ def _policy_check(name: str, bound: str, observed: float | None, limit: float, w
     )
 
 
+def can_abstain(grader: LoadedGrader) -> bool:
+    """Whether the definition declares an abstention band (its report then always shows coverage)."""
+    params = grader.spec.params
+    return params.get("accept_at_or_above") is not None or params.get("reject_below") is not None
+
+
+def coverage_estimate(decided: int, n: int) -> CoverageEstimate:
+    """The share decided with its two-sided 95% Wilson interval and one-sided 95% lower bound (the
+    complement of the Clopper-Pearson upper bound of the undecided share); ``None`` values when ``n`` is 0."""
+    from graderctl.stats import rate_stats
+
+    undecided = _quiet(lambda: rate_stats(n - decided, n))
+    if not n:
+        return CoverageEstimate(value=None, decided=0, n=0, ci_low=None, ci_high=None, lower_95=None)
+    return CoverageEstimate(
+        value=decided / n,
+        decided=decided,
+        n=n,
+        ci_low=None if undecided.ci_high is None else 1.0 - undecided.ci_high,
+        ci_high=None if undecided.ci_low is None else 1.0 - undecided.ci_low,
+        lower_95=None if undecided.upper_95 is None else 1.0 - undecided.upper_95,
+    )
+
+
+def _coverage_check(coverage: CoverageEstimate, limit: float) -> PolicyCheck:
+    observed = coverage.lower_95
+    if observed is None:
+        return PolicyCheck(
+            name=COVERAGE,
+            bound="lower_95",
+            observed=None,
+            limit=limit,
+            passed=False,
+            message=f"coverage is undefined (no sample graded): it cannot be shown to be at least {limit:g}",
+        )
+    if observed >= limit:
+        return PolicyCheck(
+            name=COVERAGE,
+            bound="lower_95",
+            observed=observed,
+            limit=limit,
+            passed=True,
+            message=f"coverage: lower 95% bound {observed:.4f} >= minimum {limit:g}",
+        )
+    return PolicyCheck(
+        name=COVERAGE,
+        bound="lower_95",
+        observed=observed,
+        limit=limit,
+        passed=False,
+        excess=limit - observed,
+        message=(
+            f"coverage: lower 95% bound {observed:.4f} < minimum {limit:g} "
+            f"(short by {limit - observed:.4f}); "
+            "the grader abstains too often: narrow its band"
+        ),
+    )
+
+
 def _needed(target: float, x: int) -> int | None:
     from graderctl.stats import samples_needed
 
@@ -443,7 +506,9 @@ def breakdown(
         )
         row["n"] += 1
         row["n_good" if o.label == Label.good else "n_bad"] += 1
-        if o.accepted is None:
+        if o.undecided:
+            row["undecided"] = row.get("undecided", 0) + 1
+        elif o.accepted is None:
             row["errors"] += 1
         elif o.accepted:
             row["accepted"] += 1
@@ -516,6 +581,8 @@ def _order(outcomes: Sequence[SampleOutcome]) -> list[SampleOutcome]:
     """Misclassified first, then errors, then the rest; by id within each."""
 
     def rank(o: SampleOutcome) -> int:
+        if o.undecided:
+            return 2
         if o.accepted is None:
             return 1
         return 0 if o.correct is False else 2
@@ -556,16 +623,27 @@ def report_from_outcomes(
     if not good_graded:
         warn.append("false reject rate undefined: no known-good sample graded")
 
-    errors = sum(1 for o in outcomes if o.accepted is None)
+    undecided = sum(1 for o in outcomes if o.undecided)
+    errors = sum(1 for o in outcomes if o.accepted is None and not o.undecided)
     error_rate = errors / len(outcomes) if outcomes else None
     if errors:
         warn.append(f"the grader erred on {errors} of {len(outcomes)} samples; they count in neither rate")
+    if undecided:
+        warn.append(
+            f"the grader left {undecided} of {len(outcomes)} samples undecided; the rates are over the "
+            "decided samples only"
+        )
 
     checks = [
         _policy_check(FAR, far_name, far_bound, policy.max_false_accept_rate, "false accept rate"),
         _policy_check(FRR, frr_name, frr_bound, policy.max_false_reject_rate, "false reject rate"),
         _policy_check(ERROR_RATE, "value", error_rate, policy.max_error_rate, "error rate"),
     ]
+    coverage: CoverageEstimate | None = None
+    if undecided or policy.min_coverage is not None or can_abstain(grader):
+        coverage = coverage_estimate(len(outcomes) - errors - undecided, len(outcomes) - errors)
+        if policy.min_coverage is not None:
+            checks.append(_coverage_check(coverage, policy.min_coverage))
     trusted = all(c.passed for c in checks)
 
     far_support = _support(len(bad), policy.max_false_accept_rate, FAR, "known-bad")
@@ -616,6 +694,8 @@ def report_from_outcomes(
         errors=errors,
         error_rate=error_rate,
         n_graded=len(outcomes) - errors,
+        undecided=undecided if coverage is not None else None,
+        coverage=coverage,
         trusted=trusted,
         policy=policy,
         policy_checks=checks,
@@ -785,8 +865,8 @@ def check_current(
         return CurrentCheck(ref, name, False, f"could not re-run the grader: {exc}", shown, could_run=False)
     outcomes = outcomes_from_verdicts(cal_set.samples, verdicts)
 
-    def key(o: SampleOutcome) -> tuple[bool | None, bool]:
-        return o.accepted, o.error is not None
+    def key(o: SampleOutcome) -> tuple[bool | None, bool, bool]:
+        return o.accepted, o.error is not None, bool(o.undecided)
 
     before = {o.id: key(o) for o in old.samples}
     after = {o.id: key(o) for o in outcomes}

@@ -108,6 +108,7 @@ def _entry_from_verdict(verdict: Verdict, fingerprint: str) -> dict[str, Any]:
         "format": CACHE_FORMAT,
         "fingerprint": fingerprint,
         "accepted": verdict.accepted,
+        **({"undecided": True} if verdict.is_undecided else {}),
         "reason": verdict.reason,
         "score": verdict.score,
         "details": verdict.details,
@@ -128,7 +129,8 @@ def _verdict_from_entry(data: Any, fingerprint: str) -> Verdict | None:
     if data.get("fingerprint") != fingerprint:
         return None
     accepted = data.get("accepted")
-    if not isinstance(accepted, bool):
+    undecided = data.get("undecided") is True and accepted is None
+    if not (isinstance(accepted, bool) or undecided):
         return None
     reason = data.get("reason")
     score = data.get("score")
@@ -145,4 +147,5 @@ def _verdict_from_entry(data: Any, fingerprint: str) -> Verdict | None:
         score=None if score is None else float(score),
         usage=Usage(cached=True),
         details=details or None,
+        abstained=undecided,
     )
