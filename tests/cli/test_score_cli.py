@@ -203,3 +203,91 @@ def test_grader_erring_on_every_unit_exits_4(capsys: pytest.CaptureFixture[str],
     assert code == ExitCode.GRADER_FAILED, err
     assert "could not grade any unit" in err
     assert out_path.exists()
+
+
+def _second_claim_set(root: Path) -> None:
+    """A second claim_support set on which cs-fake fails: its bad samples lack the word it rejects."""
+    folder = root / "calibration_sets" / "claim-support-hard"
+    folder.mkdir(parents=True)
+    (folder / "manifest.toml").write_text(
+        'schema_version = 1\nname = "claim-support-hard"\nversion = 1\ncheck = "claim_support"\n'
+        'description = "t"\nsource = "tests"\n'
+        "[policy]\nmax_false_accept_rate = 0.9\nmax_false_reject_rate = 0.9\nmax_error_rate = 0.5\n"
+    )
+    rows = [
+        {
+            "id": f"{label}{i}",
+            "label": label,
+            "category": "c",
+            "input": {"claim": f"a fine claim {label} {i}", "evidence": [{"text": "e"}]},
+        }
+        for label in ("good", "bad")
+        for i in range(4)
+    ]
+    (folder / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def test_trusted_on_one_set_of_the_check_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    trials, corpus = make_project(tmp_path)
+    _second_claim_set(tmp_path)
+    from graderctl.services.calibrate import api_calibrate
+
+    api_calibrate("cs-fake@1", "claim-support-hard", root=tmp_path)
+    out_path = tmp_path / "r.jsonl"
+    code, _, err = run(capsys, tmp_path, "score", str(trials), "-o", str(out_path), "--corpus", str(corpus))
+    assert code == ExitCode.REFUSED, err
+    assert "cs-fake@1" in err and "claim-support-hard: not_trusted" in err and "every set of its check" in err
+    assert not out_path.exists()
+    # The sets named explicitly are the ones that must vouch; they are recorded in the summary and results.
+    code, out, err = run(
+        capsys,
+        tmp_path,
+        "score",
+        str(trials),
+        "-o",
+        str(out_path),
+        "--corpus",
+        str(corpus),
+        "--trust-set",
+        "claim-support-test",
+        "--format",
+        "json",
+    )
+    assert code == 0, err
+    graders = {g["grader"]: g for g in json.loads(out)["graders"]}
+    assert graders["cs-fake@1"]["trust_sets"] == ["claim-support-test"]
+    assert graders["se-fake@1"]["trust_sets"] == ["source-existence-test"]
+    for line in lines(out_path):
+        assert line["checks"]["claim_support"]["calibration"] == ["reports/claim-support-test/cs-fake@1.json"]
+    code, _, err = run(
+        capsys, tmp_path, "score", str(trials), "-o", str(out_path), "--trust-set", "claim-support-hard"
+    )
+    assert code == ExitCode.REFUSED, err
+    assert "the named set(s)" in err
+
+
+def test_a_hand_edited_report_does_not_unlock_score(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    trials, corpus = make_project(tmp_path, calibrate=False)
+    write_grader(tmp_path, "cs-fake", "claim_support", reject_word="NOPE")  # accepts every bad claim
+    from graderctl.services.calibrate import api_calibrate
+
+    for name in ("se-fake", "cs-fake", "cov-fake"):
+        api_calibrate(f"{name}@1", root=tmp_path)
+    path = tmp_path / "reports" / "claim-support-test" / "cs-fake@1.json"
+    doc = json.loads(path.read_text())
+    assert doc["trusted"] is False
+    doc["trusted"] = True
+    for check in doc["policy_checks"]:
+        check["passed"] = True
+    path.write_text(json.dumps(doc))
+    out_path = tmp_path / "r.jsonl"
+    code, _, err = run(capsys, tmp_path, "score", str(trials), "-o", str(out_path), "--corpus", str(corpus))
+    assert code == ExitCode.REFUSED, err
+    assert "the report says trusted, but its outcomes do not meet" in err
+    code, out, _ = run(capsys, tmp_path, "list", "--format", "json")
+    cs = next(g for g in json.loads(out)["graders"] if g["ref"] == "cs-fake@1")
+    assert cs["trust"][0]["state"] == "not_trusted" and cs["trusted"] is False

@@ -1,7 +1,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from tests.calibrate_support import counted_samples, register_test_kinds, write_grader, write_set
@@ -124,7 +126,10 @@ def test_one_entry_per_set_of_the_grader_check(root: Path) -> None:
         ("s", TrustState.trusted),
         ("t", TrustState.never_calibrated),
     ]
-    assert is_trusted(find_grader("scripted@1", root), root)[0] is True
+    # Trusted on one set of its check is not trusted for the check: t was never run.
+    assert is_trusted(find_grader("scripted@1", root), root)[0] is False
+    calibrate_ref(root, set_name="t")  # 5 samples cannot support t's policy: t withholds trust still
+    assert is_trusted(find_grader("scripted@1", root), root)[0] is False
 
 
 def test_listing(root: Path) -> None:
@@ -138,3 +143,116 @@ def test_listing(root: Path) -> None:
     doc = listing.to_dict()
     assert doc["schema_version"] == 1 and doc["type"] == "listing"
     assert doc["graders"][0]["trust"][0]["state"] == "trusted"
+
+
+# --- trust on one set is not trust ---------------------------------------------------------------------
+
+
+def test_a_tiny_lax_set_does_not_unlock_a_grader_that_fails_the_core_set(root: Path) -> None:
+    write_grader(root, "everything", "test_accept_all")
+    write_set(root, "tiny-lax", GOOD_SET[:1] + GOOD_SET[-1:], far=1.0, frr=1.0, err=1.0)
+    calibrate_ref(root, "everything@1", "s")
+    calibrate_ref(root, "everything@1", "tiny-lax")
+    trusted, entries = is_trusted(find_grader("everything@1", root), root)
+    assert trusted is False
+    states_by_set = {e.set_name: e.state for e in entries}
+    assert states_by_set == {"s": TrustState.not_trusted, "tiny-lax": TrustState.not_trusted}
+    lax = next(e for e in entries if e.set_name == "tiny-lax")
+    assert "accepts any rate" in lax.detail
+
+
+def test_a_set_whose_policy_accepts_anything_cannot_grant_trust_alone(tmp_path: Path) -> None:
+    write_set(tmp_path, "tiny-lax", GOOD_SET[:1] + GOOD_SET[-1:], far=1.0, frr=1.0, err=1.0)
+    write_grader(tmp_path, "everything", "test_accept_all")
+    calibrate_ref(tmp_path, "everything@1", "tiny-lax")
+    trusted, (entry,) = is_trusted(find_grader("everything@1", tmp_path), tmp_path)
+    assert trusted is False and entry.state is TrustState.not_trusted
+
+
+def test_passing_one_set_and_failing_another_is_not_trusted(root: Path) -> None:
+    failing = [
+        {**s, "input": {"citation": {**s["input"]["citation"], "title": "accept"}}} for s in GOOD_SET
+    ]  # every bad sample is accepted by the scripted grader: 60 false accepts
+    write_set(root, "t", failing)
+    calibrate_ref(root, set_name="s")
+    calibrate_ref(root, set_name="t")
+    trusted, entries = is_trusted(find_grader("scripted@1", root), root)
+    assert [(e.set_name, e.state) for e in entries] == [
+        ("s", TrustState.trusted),
+        ("t", TrustState.not_trusted),
+    ]
+    assert trusted is False
+    # Named explicitly, the sets the grader answers to are those named (score --trust-set).
+    assert is_trusted(find_grader("scripted@1", root), root, sets=[find_set("s", root)])[0] is True
+    doc = list_project(root).to_dict()
+    assert doc["graders"][0]["trusted"] is False
+
+
+def test_a_set_of_the_check_that_cannot_be_loaded_withholds_trust(root: Path) -> None:
+    calibrate_ref(root)
+    folder = write_set(root, "t", GOOD_SET)
+    (folder / "samples.jsonl").write_text("{not json\n", encoding="utf-8")
+    trusted, entries = is_trusted(find_grader("scripted@1", root), root)
+    assert trusted is False
+    broken = next(e for e in entries if e.set_name == "t")
+    assert broken.state is TrustState.invalid_set and "graderctl validate" in broken.detail
+    listed = list_project(root).to_dict()["graders"][0]
+    assert {t["set"]: t["state"] for t in listed["trust"]} == {"s": "trusted", "t": "invalid_set"}
+    assert listed["trusted"] is False
+
+
+# --- reports are evidence, not claims ------------------------------------------------------------------
+
+
+def _edit(root: Path, ref: str, change: Callable[[dict[str, Any]], None], set_name: str = "s") -> None:
+    name, _, version = ref.partition("@")
+    path = report_paths(root, set_name, name, int(version))[0]
+    doc = json.loads(path.read_text())
+    change(doc)
+    path.write_text(json.dumps(doc), encoding="utf-8")
+
+
+def _claim_trusted(doc: dict[str, Any]) -> None:
+    doc["trusted"] = True
+    for check in doc["policy_checks"]:
+        check["passed"] = True
+
+
+def test_a_hand_edited_trusted_true_is_not_believed(root: Path) -> None:
+    write_grader(root, "everything", "test_accept_all")
+    calibrate_ref(root, "everything@1")
+    _edit(root, "everything@1", _claim_trusted)
+    trusted, (entry,) = is_trusted(find_grader("everything@1", root), root)
+    assert trusted is False and entry.state is TrustState.not_trusted
+    assert "the report says trusted, but its outcomes do not meet" in entry.detail
+    assert "false accept rate" in entry.detail
+    assert list_project(root).to_dict()["graders"][0]["trust"][0]["state"] == "not_trusted"
+
+
+def test_edited_counts_or_labels_are_not_evidence(root: Path) -> None:
+    write_grader(root, "everything", "test_accept_all")
+    calibrate_ref(root, "everything@1")
+
+    def counts(doc: dict[str, Any]) -> None:
+        _claim_trusted(doc)
+        doc["false_accept_rate"]["count"] = 0
+
+    _edit(root, "everything@1", counts)
+    (entry,) = trust_for_grader(find_grader("everything@1", root), root)
+    assert entry.state is TrustState.stale and "do not match its outcomes" in entry.detail
+
+    calibrate_ref(root, "everything@1")
+
+    def relabel(doc: dict[str, Any]) -> None:  # every false accept relabelled good: a perfect-looking grader
+        _claim_trusted(doc)
+        for sample in doc["samples"]:
+            sample["label"] = "good"
+
+    _edit(root, "everything@1", relabel)
+    (entry,) = trust_for_grader(find_grader("everything@1", root), root)
+    assert entry.state is TrustState.stale and "the set says bad" in entry.detail
+
+    calibrate_ref(root, "everything@1")
+    _edit(root, "everything@1", lambda doc: doc["samples"].pop())
+    (entry,) = trust_for_grader(find_grader("everything@1", root), root)
+    assert entry.state is TrustState.stale and "79 outcomes for the set's 80 samples" in entry.detail

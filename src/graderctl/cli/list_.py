@@ -1,8 +1,10 @@
 """``graderctl list [--format text|json]``: graders with their trust on each set of their check, sets, and
 the installed grader kinds (entry points of ``graderctl.graders``, with the package that provides each).
 
-Trust states: ``trusted`` and ``not_trusted`` (a current report says so), ``stale`` (the grader or the set
-changed since its report, or only another version was calibrated), ``never_calibrated``.
+Trust states: ``trusted`` and ``not_trusted`` (recomputed from a current report's outcomes under the set's
+policy), ``stale`` (the grader or the set changed since its report, only another version was calibrated, or
+the report is not the evidence of a calibration on the set), ``never_calibrated``, ``invalid_set`` (the set
+cannot be loaded). A grader is trusted for its check only when it is trusted on every set of the check.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ _STATE_SHOWN = {
     "not_trusted": "not trusted",
     "stale": "stale",
     "never_calibrated": "never calibrated",
+    "invalid_set": "set invalid",
 }
 
 
@@ -35,8 +38,9 @@ def list_(
     """List graders (with their trust on each calibration set of their check), calibration sets, and the
     installed grader kinds (built-in and from other packages).
 
-    Trust: trusted / not trusted (a current report says so), stale (the grader or the set changed since its
-    report, or only another version was calibrated), never calibrated.
+    Trust: trusted / not trusted (recomputed from a current report's outcomes under the set's policy), stale
+    (the grader or the set changed since its report, or only another version was calibrated), never
+    calibrated, set invalid. A grader is trusted for its check only when trusted on every set of the check.
     """
     from graderctl.render.text import table
     from graderctl.services.listing import list_project

@@ -67,6 +67,14 @@ def score(
             help="Score with graders not trusted for their check; every result they touch is marked.",
         ),
     ] = False,
+    trust_sets: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--trust-set",
+            help="Calibration set (name or folder) a grader must be trusted on, repeatable; a grader "
+            "answers to the named sets of its check (default: every set of its check in calibration_sets/).",
+        ),
+    ] = None,
     allow_self_grading: Annotated[
         bool,
         typer.Option(
@@ -124,6 +132,7 @@ def score(
         corpus=corpus,
         require=checks,
         allow_untrusted=allow_untrusted,
+        trust_sets=list(trust_sets or []),
         allow_self_grading=allow_self_grading,
         reason=reason,
         resume=resume,

@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from graderctl.errors import GraderRunError, InvalidInputError, Problem, StatisticsError
+from graderctl.errors import GraderRunError, InvalidInputError, Problem
 from graderctl.models.base import Label
 from graderctl.models.calset import Policy, Sample
 from graderctl.models.reports import (
@@ -33,7 +33,6 @@ from graderctl.models.reports import (
     CategoryCounts,
     CoverageEstimate,
     GraderInfo,
-    PolicyCheck,
     RateEstimate,
     SampleOutcome,
     SetInfo,
@@ -42,6 +41,10 @@ from graderctl.plugin import Verdict
 from graderctl.runner import ProgressCallback
 from graderctl.services.running import DEFAULT_RUN, RunOptions, run_inputs, start_grader, verdict_cache
 from graderctl.store.project import LoadedGrader, LoadedSet
+from graderctl.trust_policy import ERROR_RATE, FAR, FRR, coverage_estimate, needed_samples
+
+if TYPE_CHECKING:
+    from graderctl.stats import ClusteredRate
 
 #: Packages whose versions are recorded in every report's ``environment``.
 ENVIRONMENT_PACKAGES = (
@@ -55,11 +58,6 @@ ENVIRONMENT_PACKAGES = (
     "typer",
     "rich",
 )
-
-FAR = "false_accept_rate"
-FRR = "false_reject_rate"
-ERROR_RATE = "error_rate"
-COVERAGE = "coverage"
 
 
 class CalibrationStatus(StrEnum):
@@ -305,59 +303,17 @@ def _quiet(fn: Callable[[], Any]) -> Any:
         return fn()
 
 
-def rate_estimate(
-    events: Sequence[bool], groups: Sequence[str | None] | None
-) -> tuple[RateEstimate, float | None, str]:
-    """The rate of ``True`` in ``events`` with its bounds, plus the bound the policy is compared with and its
-    name. ``groups`` (or ``None`` when no sample has one) switches on the cluster bootstrap."""
-    from graderctl.stats import cluster_bootstrap_rate, rate_stats
+def rate_estimate(count: int, n: int, clustered: ClusteredRate | None) -> RateEstimate:
+    """The report's estimate of a rate: ``count`` of ``n`` with its Wilson interval and Clopper-Pearson bound,
+    plus the cluster bootstrap (:func:`graderctl.trust_policy.evidence_from_outcomes`) when samples are
+    grouped."""
+    from graderctl.stats import rate_stats
 
-    stats = _quiet(lambda: rate_stats(sum(events), len(events)))
+    stats = _quiet(lambda: rate_stats(count, n))
     estimate = RateEstimate(**stats.to_dict(), interval="wilson", upper_bound="clopper-pearson one-sided")
-    decisive: float | None = stats.upper_95
-    name = "upper_95"
-    if groups is not None and events:
-        clustered = _quiet(lambda: cluster_bootstrap_rate(list(events), list(groups)))
+    if clustered is not None:
         estimate.clustered = json_safe(clustered.to_dict())
-        if clustered.upper_95 is not None and decisive is not None and clustered.upper_95 > decisive:
-            decisive = clustered.upper_95
-            name = "clustered.upper_95"
-    return estimate, decisive, name
-
-
-def _policy_check(name: str, bound: str, observed: float | None, limit: float, what: str) -> PolicyCheck:
-    if observed is None:
-        return PolicyCheck(
-            name=name,
-            bound=bound,
-            observed=None,
-            limit=limit,
-            passed=False,
-            message=f"{what} is undefined, so it cannot be shown to be within {limit:g}",
-        )
-    passed = observed <= limit
-    shown = "upper 95% bound" if bound != "value" else "rate"
-    if bound == "clustered.upper_95":
-        shown = "clustered upper 95% bound"
-    if passed:
-        return PolicyCheck(
-            name=name,
-            bound=bound,
-            observed=observed,
-            limit=limit,
-            passed=True,
-            message=f"{what}: {shown} {observed:.4f} <= limit {limit:g}",
-        )
-    excess = observed - limit
-    return PolicyCheck(
-        name=name,
-        bound=bound,
-        observed=observed,
-        limit=limit,
-        passed=False,
-        excess=excess,
-        message=f"{what}: {shown} {observed:.4f} > limit {limit:g} (over by {excess:.4f})",
-    )
+    return estimate
 
 
 def can_abstain(grader: LoadedGrader) -> bool:
@@ -366,103 +322,13 @@ def can_abstain(grader: LoadedGrader) -> bool:
     return params.get("accept_at_or_above") is not None or params.get("reject_below") is not None
 
 
-def coverage_estimate(decided: int, n: int) -> CoverageEstimate:
-    """The share decided with its two-sided 95% Wilson interval and one-sided 95% lower bound (the
-    complement of the Clopper-Pearson upper bound of the undecided share); ``None`` values when ``n`` is 0."""
-    from graderctl.stats import rate_stats
-
-    undecided = _quiet(lambda: rate_stats(n - decided, n))
-    if not n:
-        return CoverageEstimate(value=None, decided=0, n=0, ci_low=None, ci_high=None, lower_95=None)
-    return CoverageEstimate(
-        value=decided / n,
-        decided=decided,
-        n=n,
-        ci_low=None if undecided.ci_high is None else 1.0 - undecided.ci_high,
-        ci_high=None if undecided.ci_low is None else 1.0 - undecided.ci_low,
-        lower_95=None if undecided.upper_95 is None else 1.0 - undecided.upper_95,
-    )
-
-
-def _coverage_check(coverage: CoverageEstimate, limit: float) -> PolicyCheck:
-    observed = coverage.lower_95
-    if observed is None:
-        return PolicyCheck(
-            name=COVERAGE,
-            bound="lower_95",
-            observed=None,
-            limit=limit,
-            passed=False,
-            message=f"coverage is undefined (no sample graded): it cannot be shown to be at least {limit:g}",
-        )
-    if observed >= limit:
-        return PolicyCheck(
-            name=COVERAGE,
-            bound="lower_95",
-            observed=observed,
-            limit=limit,
-            passed=True,
-            message=f"coverage: lower 95% bound {observed:.4f} >= minimum {limit:g}",
-        )
-    return PolicyCheck(
-        name=COVERAGE,
-        bound="lower_95",
-        observed=observed,
-        limit=limit,
-        passed=False,
-        excess=limit - observed,
-        message=(
-            f"coverage: lower 95% bound {observed:.4f} < minimum {limit:g} "
-            f"(short by {limit - observed:.4f}); "
-            "the grader abstains too often: narrow its band"
-        ),
-    )
-
-
-def _needed(target: float, x: int) -> int | None:
-    from graderctl.stats import samples_needed
-
-    try:
-        return int(samples_needed(target, x))
-    except StatisticsError:
-        return None  # a target of 0 can never be shown; one of 1 needs no sample
-
-
-def _support(n: int, limit: float, what: str, noun: str) -> dict[str, Any]:
-    """Could the set support ``limit`` at all, i.e. with zero errors among its ``n`` samples?"""
-    from graderctl.stats import clopper_pearson_upper
-
-    best = _quiet(lambda: clopper_pearson_upper(0, n)) if n else None
-    needed = _needed(limit, 0)
-    supported = best is not None and best <= limit
-    entry: dict[str, Any] = {
-        "n": n,
-        "limit": limit,
-        "best_possible_upper_95": best,
-        "supported": supported,
-        "samples_needed": needed,
-    }
-    if not supported:
-        shown = "undefined" if best is None else f"{best:.4f}"
-        advice = (
-            f"{needed} {noun} samples are needed"
-            if needed is not None
-            else "no finite number of samples suffices"
-        )
-        entry["message"] = (
-            f"the set is too small to support max_{what} = {limit:g}: even with no errors in its {n} {noun} "
-            f"samples the upper 95% bound is {shown}; {advice}"
-        )
-    return entry
-
-
 def _advice(count: int, n: int, limit: float, noun: str) -> dict[str, Any]:
     """With ``count`` errors in ``n`` samples: the best bound the set supports, and how many samples the
     policy's bound needs (if no further errors occur)."""
     from graderctl.stats import clopper_pearson_upper
 
     best = _quiet(lambda: clopper_pearson_upper(count, n)) if n else None
-    needed = _needed(limit, count)
+    needed = needed_samples(limit, count)
     entry: dict[str, Any] = {
         "count": count,
         "n": n,
@@ -470,7 +336,7 @@ def _advice(count: int, n: int, limit: float, noun: str) -> dict[str, Any]:
         "target": limit,
         "samples_needed_at_this_count": needed,
         "additional_samples_needed": None if needed is None else max(0, needed - n),
-        "samples_needed_by_count": {str(x): _needed(limit, x) for x in range(3)},
+        "samples_needed_by_count": {str(x): needed_samples(limit, x) for x in range(3)},
         "observed_rate_exceeds_target": bool(n and count / n >= limit),
     }
     if n and count / n >= limit:
@@ -603,28 +469,24 @@ def report_from_outcomes(
     """Every number of a calibration report from the per-sample outcomes (pure: no I/O, no clock unless
     ``created_at`` is left out, in which case it stays ``None``)."""
     from graderctl import __version__
+    from graderctl.trust_policy import decide, evidence_from_outcomes
 
     policy = policy or cal_set.manifest.policy
     warn: list[str] = []
     bad = [o for o in outcomes if o.label == Label.bad]
     good = [o for o in outcomes if o.label == Label.good]
-    bad_graded = [o for o in bad if o.accepted is not None]
-    good_graded = [o for o in good if o.accepted is not None]
-    has_groups = any(o.group is not None for o in outcomes)
-
-    far, far_bound, far_name = rate_estimate(
-        [bool(o.accepted) for o in bad_graded], [o.group for o in bad_graded] if has_groups else None
-    )
-    frr, frr_bound, frr_name = rate_estimate(
-        [not o.accepted for o in good_graded], [o.group for o in good_graded] if has_groups else None
-    )
-    if not bad_graded:
+    found = evidence_from_outcomes(outcomes)
+    evidence = found.evidence
+    fa, fr = evidence.false_accepts, evidence.false_rejects
+    far = rate_estimate(fa.count, fa.n, found.far_clustered)
+    frr = rate_estimate(fr.count, fr.n, found.frr_clustered)
+    if not fa.n:
         warn.append("false accept rate undefined: no known-bad sample graded")
-    if not good_graded:
+    if not fr.n:
         warn.append("false reject rate undefined: no known-good sample graded")
 
-    undecided = sum(1 for o in outcomes if o.undecided)
-    errors = sum(1 for o in outcomes if o.accepted is None and not o.undecided)
+    undecided = evidence.undecided
+    errors = evidence.errors
     error_rate = errors / len(outcomes) if outcomes else None
     if errors:
         warn.append(f"the grader erred on {errors} of {len(outcomes)} samples; they count in neither rate")
@@ -634,28 +496,16 @@ def report_from_outcomes(
             "decided samples only"
         )
 
-    checks = [
-        _policy_check(FAR, far_name, far_bound, policy.max_false_accept_rate, "false accept rate"),
-        _policy_check(FRR, frr_name, frr_bound, policy.max_false_reject_rate, "false reject rate"),
-        _policy_check(ERROR_RATE, "value", error_rate, policy.max_error_rate, "error rate"),
-    ]
+    decision = decide(evidence, policy)  # the one trust rule (graderctl.trust_policy), as list and score
+    checks = decision.checks
+    trusted = decision.trusted
+    supports = decision.supports
     coverage: CoverageEstimate | None = None
     if undecided or policy.min_coverage is not None or can_abstain(grader):
         coverage = coverage_estimate(len(outcomes) - errors - undecided, len(outcomes) - errors)
-        if policy.min_coverage is not None:
-            checks.append(_coverage_check(coverage, policy.min_coverage))
-    trusted = all(c.passed for c in checks)
-
-    far_support = _support(len(bad), policy.max_false_accept_rate, FAR, "known-bad")
-    frr_support = _support(len(good), policy.max_false_reject_rate, FRR, "known-good")
-    for entry in (far_support, frr_support):
-        if "message" in entry:
-            warn.append(entry["message"])
-    supports = {
-        "supported": far_support["supported"] and frr_support["supported"],
-        FAR: far_support,
-        FRR: frr_support,
-    }
+    for key in (FAR, FRR):
+        if "message" in supports[key]:
+            warn.append(supports[key]["message"])
     advice = {
         FAR: _advice(far.count, far.n, policy.max_false_accept_rate, "known-bad"),
         FRR: _advice(frr.count, frr.n, policy.max_false_reject_rate, "known-good"),

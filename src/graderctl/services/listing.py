@@ -8,7 +8,7 @@ from typing import Any
 
 from graderctl import plugin
 from graderctl.errors import GraderctlError
-from graderctl.services.trust import TrustEntry, trust_for_grader
+from graderctl.services.trust import InvalidSet, TrustEntry, manifest_check, trust_for_grader
 from graderctl.store.project import LoadedSet, grader_files, load_grader, load_set, set_folders
 from graderctl.store.readers import display_path
 
@@ -24,6 +24,13 @@ class GraderListing:
     path: str
     trust: list[TrustEntry]
 
+    @property
+    def trusted(self) -> bool:
+        """Trusted for its check: trusted on every set of the check (graderctl.trust_policy.combine)."""
+        from graderctl.trust_policy import combine
+
+        return combine([(e.set_name, e.state.value == "trusted") for e in self.trust])[0]
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "ref": self.ref,
@@ -33,6 +40,8 @@ class GraderListing:
             "check": self.check,
             "fingerprint": self.fingerprint,
             "path": self.path,
+            #: Trusted for its check: on every set of the check (one passing set is not enough).
+            "trusted": self.trusted,
             "trust": [
                 {"set": e.set_name, "state": e.state.value, "report": e.report_path, "detail": e.detail}
                 for e in self.trust
@@ -113,11 +122,14 @@ def list_project(root: Path) -> ProjectListing:
     """Every grader definition and calibration set under ``root``; invalid ones are named in ``problems``."""
     listing = ProjectListing(kinds=list_kinds())
     loaded_sets: list[LoadedSet] = []
+    invalid_sets: list[InvalidSet] = []
     for folder in set_folders(root):
         try:
             loaded_sets.append(load_set(folder, root=root))
         except GraderctlError as exc:
             listing.problems.append(f"{display_path(folder, root)}: {exc} (run `graderctl validate`)")
+            shown = display_path(folder, root)
+            invalid_sets.append(InvalidSet(folder.name, shown, manifest_check(folder, root), str(exc)))
     loaded_sets.sort(key=lambda s: s.name)
     for s in loaded_sets:
         listing.sets.append(
@@ -146,7 +158,7 @@ def list_project(root: Path) -> ProjectListing:
                 check=grader.spec.check.value,
                 fingerprint=grader.fingerprint,
                 path=grader.shown,
-                trust=trust_for_grader(grader, root, sets=loaded_sets),
+                trust=trust_for_grader(grader, root, sets=loaded_sets, invalid=invalid_sets),
             )
         )
     listing.graders.sort(key=lambda g: (g.name, g.version))

@@ -95,6 +95,8 @@ class ScoreOptions:
     corpus: Path | None = None
     require: list[str] | None = None
     allow_untrusted: bool = False
+    #: ``--trust-set``: the sets a grader must be trusted on (those of its check); default every set of it.
+    trust_sets: list[str] = field(default_factory=list)
     allow_self_grading: bool = False
     reason: str | None = None
     resume: bool = False
@@ -219,34 +221,60 @@ class TrustInfo:
     entries: list[Any]
 
 
-def trust_gate(graders: Sequence[LoadedGrader], root: Path, *, allow_untrusted: bool) -> dict[str, TrustInfo]:
-    """Each grader's trust; raises :class:`RefusedError` naming every untrusted grader and the calibration it
-    lacks, unless ``allow_untrusted``."""
+def trust_gate(
+    graders: Sequence[LoadedGrader],
+    root: Path,
+    *,
+    allow_untrusted: bool,
+    trust_sets: Sequence[str] = (),
+) -> dict[str, TrustInfo]:
+    """Each grader's trust for its check: trusted on every set of its check in ``calibration_sets/``, or
+    on every set of its check among ``trust_sets`` when any is named (graderctl.trust_policy). Raises
+    :class:`RefusedError` naming every untrusted grader and the calibration it lacks, unless
+    ``allow_untrusted``."""
     from graderctl.services.trust import TrustState, is_trusted
+    from graderctl.store.project import find_set
 
+    named = [find_set(s, root) for s in trust_sets]
+    checks = {g.spec.check for g in graders}
+    stray = [s.name for s in named if s.check not in checks]
+    if stray:
+        raise UsageError(
+            f"--trust-set {', '.join(stray)}: no grader of this run grades the check of "
+            + ("that set" if len(stray) == 1 else "those sets")
+            + " (the graders grade "
+            + ", ".join(sorted(c.value for c in checks))
+            + ")"
+        )
     out: dict[str, TrustInfo] = {}
     refused: list[str] = []
     for g in graders:
-        trusted, entries = is_trusted(g, root)
+        mine = [s for s in named if s.check == g.spec.check]
+        trusted, entries = is_trusted(g, root, sets=mine or None)
+        rule = "the named set(s)" if mine else "every set of its check"
         if trusted:
             reports = [e.report_path for e in entries if e.state is TrustState.trusted and e.report_path]
             out[g.ref] = TrustInfo(
                 True,
-                "trusted on " + ", ".join(e.set_name for e in entries if e.state is TrustState.trusted),
+                "trusted on " + ", ".join(e.set_name for e in entries) + f" ({rule})",
                 reports,
                 entries,
             )
             continue
         if entries:
-            lacking = "; ".join(f"set {e.set_name}: {e.state.value} ({e.detail})" for e in entries)
+            lacking = "; ".join(
+                f"set {e.set_name}: {e.state.value} ({e.detail})"
+                for e in entries
+                if e.state is not TrustState.trusted
+            )
         else:
             lacking = (
                 f"no calibration set of check {g.spec.check.value} exists under calibration_sets/: add "
                 f"one and run `graderctl calibrate {g.ref}`"
             )
         detail = (
-            f"{g.ref} ({g.fingerprint[:19]}…) has no passing calibration bound to its current "
-            f"fingerprint: {lacking}"
+            f"{g.ref} ({g.fingerprint[:19]}…) is not trusted on {rule} with a passing calibration bound to "
+            f"its current fingerprint: {lacking}"
         )
         out[g.ref] = TrustInfo(False, detail, [], entries)
         refused.append(detail)
@@ -895,10 +923,12 @@ def _plan(options: ScoreOptions, root: Path) -> _Plan:
     # Both policies are checked before refusing, so one refusal names every reason (exit 5 either way).
     refusals: list[str] = []
     try:
-        trust = trust_gate(graders, root, allow_untrusted=options.allow_untrusted)
+        trust = trust_gate(
+            graders, root, allow_untrusted=options.allow_untrusted, trust_sets=options.trust_sets
+        )
     except RefusedError as exc:
         refusals.append(str(exc))
-        trust = trust_gate(graders, root, allow_untrusted=True)
+        trust = trust_gate(graders, root, allow_untrusted=True, trust_sets=options.trust_sets)
     record: dict[str, Any] | None = None
     try:
         record, guard_notes = self_grading_guard(
@@ -1090,6 +1120,8 @@ def score_trials(
             "check": g.spec.check.value,
             "fingerprint": g.fingerprint,
             "trusted": plan.trust[g.ref].trusted,
+            #: The sets its trust was decided on (every set of its check, or those named by --trust-set).
+            "trust_sets": [e.set_name for e in plan.trust[g.ref].entries],
         }
         for g in plan.graders
     ]

@@ -4,6 +4,13 @@ Trust is bound to the pair (grader fingerprint, set fingerprint). It is read fro
 ``reports/<set>/<name>@<version>.json`` and holds only while both fingerprints equal the current ones: change
 the grader (a new version, an edited prompt, a new kind implementation) or the set's samples, and the trust
 lapses by itself and shows as ``stale``. Nothing is stored besides the reports.
+
+A report is evidence, not a claim: its ``trusted`` is not believed. The decision is recomputed by
+:mod:`graderctl.trust_policy` from the report's own per-sample outcomes (which must be the set's samples with
+the set's labels, and agree with the report's counts) under the set's current policy.
+
+Trust for a check (:func:`is_trusted`) needs a trusted entry on *every* set of the check the project declares
+(or on every set named explicitly); a set of the check that cannot be loaded withholds trust too.
 """
 
 from __future__ import annotations
@@ -30,6 +37,8 @@ class TrustState(StrEnum):
     stale = "stale"
     #: No report for this grader on this set.
     never_calibrated = "never_calibrated"
+    #: The set cannot be loaded (``graderctl validate`` says why): it cannot vouch for anything.
+    invalid_set = "invalid_set"
 
 
 @dataclass
@@ -51,7 +60,7 @@ class TrustEntry:
         }
 
 
-def _manifest_check(folder: Path, root: Path) -> str | None:
+def manifest_check(folder: Path, root: Path) -> str | None:
     """The ``check`` a set's manifest declares, read without loading its samples (``None`` if unreadable)."""
     manifest = folder / "manifest.toml"
     if not manifest.is_file():
@@ -70,7 +79,7 @@ def sets_of_check(root: Path, check: Check, *, strict: bool = True) -> list[Load
     skipped."""
     out: list[LoadedSet] = []
     for folder in set_folders(root):
-        declared = _manifest_check(folder, root)
+        declared = manifest_check(folder, root)
         if declared is not None and declared != check.value:
             continue
         try:
@@ -135,19 +144,74 @@ def trust_entry(grader: LoadedGrader, cal_set: LoadedSet, root: Path) -> TrustEn
         return TrustEntry(
             ref, cal_set.name, TrustState.stale, shown, report, "; ".join(changed) + f": {rerun}"
         )
-    if report.trusted:
+    tampered = evidence_problem(report, cal_set)
+    if tampered is not None:
         return TrustEntry(
-            ref, cal_set.name, TrustState.trusted, shown, report, "meets the set's policy (current report)"
+            ref,
+            cal_set.name,
+            TrustState.stale,
+            shown,
+            report,
+            f"the report is not the evidence of a calibration on this set ({tampered}; edited by hand?): "
+            f"{rerun}",
         )
-    failed = [c.message for c in report.policy_checks if not c.passed]
-    return TrustEntry(
-        ref,
-        cal_set.name,
-        TrustState.not_trusted,
-        shown,
-        report,
-        "; ".join(failed) or "does not meet the set's policy",
+    from graderctl.trust_policy import decide, evidence_from_outcomes
+
+    decision = decide(evidence_from_outcomes(report.samples).evidence, cal_set.manifest.policy)
+    if decision.trusted and report.trusted:
+        return TrustEntry(
+            ref,
+            cal_set.name,
+            TrustState.trusted,
+            shown,
+            report,
+            f"meets the set's policy (recomputed from the report's {len(report.samples)} outcomes)",
+        )
+    if decision.trusted:
+        detail = (
+            "the report says the grader is not trusted, though its outcomes meet the set's current policy: "
+            + rerun
+        )
+    else:
+        detail = "; ".join(decision.reasons)
+        if report.trusted:
+            detail = (
+                f"the report says trusted, but its outcomes do not meet the set's current policy: {detail}"
+            )
+    return TrustEntry(ref, cal_set.name, TrustState.not_trusted, shown, report, detail)
+
+
+def evidence_problem(report: CalibrationReport, cal_set: LoadedSet) -> str | None:
+    """Why the report's outcomes are not a calibration of ``cal_set`` (``None`` when they can be): every
+    sample of the set exactly once, with the set's label, and counts that agree with the outcomes."""
+    samples = report.samples
+    if len(samples) != len(cal_set.samples):
+        return f"it has {len(samples)} outcomes for the set's {len(cal_set.samples)} samples"
+    labels = {s.id: s.label for s in cal_set.samples}
+    seen: set[str] = set()
+    for o in samples:
+        label = labels.get(o.id)
+        if label is None or o.id in seen:
+            return f"outcome {o.id!r} is {'repeated' if o.id in seen else 'not a sample of the set'}"
+        if label != o.label:
+            return f"outcome {o.id!r} is labelled {o.label.value}, the set says {label.value}"
+        seen.add(o.id)
+    from graderctl.trust_policy import evidence_from_outcomes
+
+    found = evidence_from_outcomes(samples).evidence
+    claimed = (
+        (report.false_accept_rate.count, report.false_accept_rate.n),
+        (report.false_reject_rate.count, report.false_reject_rate.n),
+        report.errors,
     )
+    actual = (
+        (found.false_accepts.count, found.false_accepts.n),
+        (found.false_rejects.count, found.false_rejects.n),
+        found.errors,
+    )
+    if claimed != actual:
+        return f"its counts {claimed} do not match its outcomes {actual}"
+    return None
 
 
 def _short(fingerprint: str) -> str:
@@ -155,16 +219,72 @@ def _short(fingerprint: str) -> str:
 
 
 def trust_for_grader(
-    grader: LoadedGrader, root: Path, *, sets: list[LoadedSet] | None = None
+    grader: LoadedGrader,
+    root: Path,
+    *,
+    sets: list[LoadedSet] | None = None,
+    invalid: list[InvalidSet] | None = None,
 ) -> list[TrustEntry]:
     """One entry per set of the grader's check (``sets`` restricts or supplies them; sets of other checks in
-    it are ignored). Invalid sets are skipped."""
+    it are ignored), and one ``invalid_set`` entry per set of the check that cannot be loaded (found under
+    ``calibration_sets/`` unless ``sets`` is given; then ``invalid`` supplies them)."""
     if sets is None:
-        sets = sets_of_check(root, grader.spec.check, strict=False)
-    return [trust_entry(grader, s, root) for s in sets if s.check == grader.spec.check]
+        sets, invalid = sets_for_trust(root, grader.spec.check)
+    entries = [trust_entry(grader, s, root) for s in sets if s.check == grader.spec.check]
+    for bad in invalid or []:
+        if bad.check is None or bad.check == grader.spec.check.value:
+            entries.append(
+                TrustEntry(
+                    grader.ref,
+                    bad.name,
+                    TrustState.invalid_set,
+                    None,
+                    None,
+                    f"set {bad.shown} cannot be loaded ({bad.error}); it may be a set of this check, so "
+                    "it withholds trust until it is fixed: run `graderctl validate`",
+                )
+            )
+    return sorted(entries, key=lambda e: e.set_name)
 
 
-def is_trusted(grader: LoadedGrader, root: Path) -> tuple[bool, list[TrustEntry]]:
-    """Whether the grader is trusted on at least one set of its check, with every entry."""
-    entries = trust_for_grader(grader, root)
-    return any(e.state is TrustState.trusted for e in entries), entries
+@dataclass
+class InvalidSet:
+    """A folder under ``calibration_sets/`` that cannot be loaded."""
+
+    name: str
+    shown: str
+    #: The check its manifest declares (``None`` when even that cannot be read).
+    check: str | None
+    error: str
+
+
+def sets_for_trust(root: Path, check: Check) -> tuple[list[LoadedSet], list[InvalidSet]]:
+    """Every set of ``check`` under ``calibration_sets/``, and the folders that cannot be loaded whose
+    manifest names this check or cannot be read (either could be hiding a set the grader must answer to)."""
+    loaded: list[LoadedSet] = []
+    invalid: list[InvalidSet] = []
+    for folder in set_folders(root):
+        declared = manifest_check(folder, root)
+        if declared is not None and declared != check.value:
+            continue
+        try:
+            one = load_set(folder, root=root)
+        except InvalidInputError as exc:
+            invalid.append(InvalidSet(folder.name, display_path(folder, root), declared, str(exc)))
+            continue
+        if one.check == check:
+            loaded.append(one)
+    return sorted(loaded, key=lambda s: s.name), invalid
+
+
+def is_trusted(
+    grader: LoadedGrader, root: Path, *, sets: list[LoadedSet] | None = None
+) -> tuple[bool, list[TrustEntry]]:
+    """Whether the grader is trusted for its check: on every set of the check the project declares (or on
+    every one of ``sets``, when the sets are named explicitly), with every entry. One passing set does not
+    outweigh another that fails, is stale, was never run or cannot be loaded."""
+    from graderctl.trust_policy import combine
+
+    entries = trust_for_grader(grader, root, sets=sets)
+    trusted, _ = combine([(e.set_name, e.state is TrustState.trusted) for e in entries])
+    return trusted, entries
