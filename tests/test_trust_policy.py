@@ -107,3 +107,15 @@ def test_trust_for_a_check_needs_every_set() -> None:
     assert combine([("core", True), ("extra", True)]) == (True, [])
     assert combine([("core", False), ("tiny-lax", True)]) == (False, ["core"])
     assert combine([]) == (False, [])  # no set vouches: nothing is trusted
+
+
+def test_min_coverage_is_part_of_the_rule() -> None:
+    policy = Policy(
+        max_false_accept_rate=0.05, max_false_reject_rate=0.2, max_error_rate=0.01, min_coverage=0.9
+    )
+    decided = evidence(0, 60, 0, 20)
+    abstaining = Evidence(decided.false_accepts, decided.false_rejects, 0, 100, undecided=20)
+    assert decide(decided, policy).trusted
+    decision = decide(abstaining, policy)
+    assert not decision.trusted
+    assert decision.checks[-1].name == "coverage" and not decision.checks[-1].passed
