@@ -5,7 +5,10 @@ extended by a project's own ``model_families.toml``); the services read the file
 to :meth:`FamilyMap.from_tables`.
 
 Two names are compared after :func:`normalize_model_id`, which removes what varies between spellings of one
-model but not its identity: the provider or gateway prefix (``openai/``, ``bedrock/``, ``us.anthropic.``),
+model but not its identity: how the characters are written (Unicode NFKC, so full-width letters are plain
+ones; every look-alike hyphen, dash or minus is ``-``; ``_`` and spaces are ``-``; zero-width and other
+invisible characters are removed; Cyrillic and Greek letters that look like Latin ones are the Latin ones),
+the provider or gateway prefix (``openai/``, ``openai:``, ``azure/``, ``bedrock/``, ``us.anthropic.``),
 case, dated snapshots (``-2024-08-06``, ``-20241022``, ``@20241022``, ``-0613``, ``-001``), ``-latest``,
 ``-preview``, ``-exp`` and gateway tags (``:free``, ``:8b``, ``-v2:0`` on Bedrock ids). An alias table then
 maps a normalised name to its canonical id (``chatgpt-4o`` -> ``gpt-4o``), and family patterns group canonical
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -35,22 +39,83 @@ _SUFFIXES: tuple[re.Pattern[str], ...] = (
     re.compile(r"-\d{3}$"),  # gemini-1.5-pro-002
 )
 _SPACES = re.compile(r"\s+")
+#: Hyphens, dashes and minus signs that look like ``-`` (NFKC leaves most of them alone), and ``_``.
+_DASHES = re.compile(
+    r"[\u002d\u005f\u00ad\u058a\u05be\u1400\u1806\u2010-\u2015\u2043\u2212\u2e17\u2e1a"
+    r"\u2e3a\u2e3b\u2e40\u301c\u3030\u30a0\ufe31\ufe32\ufe58\ufe63\uff0d\u02d7\u2796]"
+)
+#: Cyrillic and Greek letters that look like Latin ones (lower case; the text is case-folded first).
+# fmt: off
+_CONFUSABLES = str.maketrans(
+    {
+        "а": "a", "в": "b", "е": "e", "ё": "e", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p", "с": "c",
+        "т": "t", "у": "y", "х": "x", "і": "i", "ї": "i", "ј": "j", "ѕ": "s", "һ": "h", "ԁ": "d", "ԛ": "q",
+        "ԝ": "w", "α": "a", "β": "b", "ε": "e", "ι": "i", "κ": "k", "ν": "v", "ο": "o", "ρ": "p", "τ": "t",
+        "υ": "u", "χ": "x", "ӏ": "l",
+    }
+)
+# fmt: on
+#: Provider and gateway names that may prefix a model id with ``:`` (``openai:gpt-4o``); ``/``-prefixes
+#: are removed whatever they say.
+# fmt: off
+_PROVIDERS = frozenset({
+    "openai", "azure", "azure-openai", "azureopenai", "azure-ai", "anthropic", "bedrock", "aws", "amazon",
+    "vertex", "vertex-ai", "vertexai", "google", "google-ai", "googleai", "gemini", "gcp", "mistral",
+    "mistralai", "together", "together-ai", "togetherai", "groq", "fireworks", "fireworks-ai", "openrouter",
+    "ollama", "deepseek", "cohere", "huggingface", "hf", "replicate", "perplexity", "xai", "meta",
+    "meta-llama", "litellm", "nvidia", "nim", "cerebras", "sambanova", "deepinfra", "anyscale", "lmstudio",
+    "vllm", "ai21", "qwen", "dashscope", "moonshot", "watsonx", "databricks", "sagemaker", "cloudflare",
+    "github", "local", "custom", "provider", "model", "models"
+})
+# fmt: on
+#: What follows a colon in a gateway tag rather than a model id (``mistral:latest``, ``qwen:7b``).
+_TAG = re.compile(r"^(?:latest|free|beta|nitro|floor|online|extended|thinking|\d[\w.-]*)(?::.*)?$")
+#: Unicode categories removed from a model name: format (zero-width, direction marks, soft hyphen),
+#: control, and combining marks (accents, once NFKD has split them off).
+_INVISIBLE = frozenset({"Cf", "Cc", "Mn", "Me"})
+_SEPARATORS = re.compile(r"[/\\|]")
+
+
+def clean_model_text(model: str) -> str:
+    """The characters of a model name as plain lower-case ASCII-like text: NFKC, case-folded, look-alike
+    letters and dashes replaced, ``_`` and whitespace as ``-``, invisible characters (zero-width spaces and
+    joiners, soft hyphens, direction marks, other format and control characters) removed."""
+    # NFKD splits accents off their letters (and full-width forms into plain ones); the marks and every
+    # invisible character go, then NFKC puts back what remains.
+    text = unicodedata.normalize("NFKD", model)
+    text = "".join(ch for ch in text if ch in " \t" or unicodedata.category(ch) not in _INVISIBLE)
+    text = unicodedata.normalize("NFKC", text).casefold().translate(_CONFUSABLES)
+    text = _DASHES.sub("-", text)
+    return _SPACES.sub("-", text.strip())
+
+
+def _strip_provider(text: str) -> str:
+    # Provider and gateway prefixes: openai/gpt-4o, openrouter/anthropic/claude-3.5-sonnet, models/gemini-1.5.
+    text = _SEPARATORS.split(text)[-1]
+    # openai:gpt-4o, azure::gpt-4o, bedrock:anthropic.claude-... (a known provider before a colon).
+    while ":" in text:
+        head, _, rest = text.partition(":")
+        if head in _PROVIDERS and rest.strip(":") and not _TAG.match(rest.lstrip(":")):
+            text = rest.lstrip(":")
+        else:
+            break
+    return text
 
 
 def normalize_model_id(model: str) -> str:
     """The spelling-independent form of a model name (see the module docstring). Never empty for a non-empty
-    name: when stripping would leave nothing, the lower-cased name is kept."""
-    text = _SPACES.sub("-", model.strip().lower())
-    if not text:
-        return text
-    # Provider and gateway prefixes: openai/gpt-4o, openrouter/anthropic/claude-3.5-sonnet, models/gemini-1.5.
-    text = text.rsplit("/", 1)[-1]
+    name: when stripping would leave nothing, the cleaned name is kept."""
+    cleaned = clean_model_text(model)
+    if not cleaned:
+        return cleaned
+    text = _strip_provider(cleaned)
     # Fine-tuned OpenAI models name their base: ft:gpt-4o-mini-2024-07-18:org::id.
     if text.startswith("ft:"):
         text = text[3:]
     # Gateway tags (':free', ':beta', ollama ':8b', Bedrock ':0').
     text = text.split(":", 1)[0]
     text = _VENDOR_DOT_PREFIX.sub("", text)
+    text = text.strip("-.")
     changed = True
     while changed and text:
         changed = False
@@ -60,7 +125,7 @@ def normalize_model_id(model: str) -> str:
                 text = stripped
                 changed = True
                 break
-    return text or model.strip().lower()
+    return text or cleaned
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,7 +247,7 @@ class FamilyMap:
                 problems.append((f"/families/{family}", f"expected a list of patterns, got {globs!r}"))
                 continue
             for glob in globs:
-                patterns.append(_FamilyPattern(str(family), glob.strip().lower(), priority))
+                patterns.append(_FamilyPattern(str(family), clean_model_text(glob), priority))
         if problems:
             raise FamilyMapError(problems)
         return cls(aliases=aliases, patterns=tuple(patterns), sources=(source,))
@@ -231,7 +296,7 @@ class FamilyMap:
 
 
 def _lower(model: str) -> str:
-    return _SPACES.sub("-", model.strip().lower()).rsplit("/", 1)[-1]
+    return _strip_provider(clean_model_text(model))
 
 
 def split_identity(identity: str) -> tuple[str, str | None]:

@@ -260,6 +260,29 @@ def test_self_grading_is_refused(tmp_path: Path) -> None:
     assert "gpt-4o-2024-08-06" in text and "both are gpt-4o" in text
 
 
+@pytest.mark.parametrize(
+    ("model", "provider"),
+    [
+        ("openai:gpt-4o", None),
+        ("gpt\u20104o", "openai"),
+        ("\uff47\uff50\uff54\uff0d\uff14\uff4f", None),
+        ("gpt_4o", None),
+        ("gpt\u200b-4o-2024-08-06", "azure"),
+    ],
+    ids=ascii,
+)
+def test_self_grading_is_refused_whatever_the_spelling(
+    tmp_path: Path, model: str, provider: str | None
+) -> None:
+    trials = _judge_project(tmp_path)
+    rows = [json.loads(x) for x in trials.read_text().splitlines()]
+    for row in rows:
+        row["generator"] = {"model": model, **({"provider": provider} if provider else {})}
+    trials.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(RefusedError, match="self-grading"):
+        run_score(tmp_path, trials, graders=["cs-judge@1"])
+
+
 def test_an_uncalibrated_self_grading_judge_is_refused_for_both_reasons(tmp_path: Path) -> None:
     trials = _judge_project(tmp_path)
     write_grader(tmp_path, "cs-judge", "claim_support", version=2, judge=("openai/gpt-4o", "openai"))
