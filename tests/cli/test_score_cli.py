@@ -79,15 +79,15 @@ def test_allow_untrusted_marks_results(capsys: pytest.CaptureFixture[str], tmp_p
         assert sorted(line["untrusted"]) == graders and "cs-fake@1" in graders
 
 
-def _self_graded(tmp_path: Path) -> Path:
+def _self_graded(tmp_path: Path, scale: int = 1) -> Path:
     trials, _ = make_project(tmp_path)
     write_grader(tmp_path, "cs-judge", "claim_support", judge=("gpt-4o", "openai"))
     write_set(
         tmp_path,
         "claim_support",
         generators={
-            "gpt-4o-mini": [("bad", False)] * 3,
-            "claude-3-5-sonnet-20241022": [("bad", False)] * 3 + [("bad", True)],
+            "gpt-4o-mini": [("bad", False)] * 3 * scale,
+            "claude-3-5-sonnet-20241022": [("bad", False)] * 3 * scale + [("bad", True)],
         },
     )
     from graderctl.services.calibrate import api_calibrate
@@ -113,7 +113,7 @@ def test_judge_grading_its_own_model_exits_5(capsys: pytest.CaptureFixture[str],
 def test_self_grading_override_is_recorded_in_every_line(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    trials = _self_graded(tmp_path)
+    trials = _self_graded(tmp_path, scale=20)  # 60 own-family and 61 other-family bad samples
     out_path = tmp_path / "r.jsonl"
     args = ["score", str(trials), "-o", str(out_path), "--grader", "cs-judge@1", "--allow-self-grading"]
     code, _, err = run(capsys, tmp_path, *args)
@@ -124,6 +124,18 @@ def test_self_grading_override_is_recorded_in_every_line(
         assert line["self_grading"]["override"] is True
         assert line["self_grading"]["reason"] == "the only judge we license"
         assert line["self_grading"]["graders"]["cs-judge@1"]["evidence"]["allowed"] is True
+
+
+def test_self_grading_override_on_few_samples_exits_5(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    trials = _self_graded(tmp_path)  # 3 own-family bad samples: too few to show anything
+    out_path = tmp_path / "r.jsonl"
+    args = ["score", str(trials), "-o", str(out_path), "--grader", "cs-judge@1", "--allow-self-grading"]
+    code, _, err = run(capsys, tmp_path, *args, "--reason", "x")
+    assert code == ExitCode.REFUSED, err
+    assert "too few known-bad samples" in err and "at least 30" in err
+    assert not out_path.exists()
 
 
 def test_reason_without_override_is_usage_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -205,7 +205,7 @@ def _kinds() -> None:
         register(k)
 
 
-def project(tmp_path: Path, *, own_marker: bool = False) -> Path:
+def project(tmp_path: Path, *, own_marker: bool = False, n: int = 12) -> Path:
     for k in KINDS:
         folder = tmp_path / "graders" / k.name.replace("_", "-")
         folder.mkdir(parents=True)
@@ -214,7 +214,7 @@ def project(tmp_path: Path, *, own_marker: bool = False) -> Path:
             f'schema_version = 1\nname = "{folder.name}"\nversion = 1\nkind = "{k.name}"\n'
             f'check = "claim_support"\n{judge}'
         )
-    samples = judge_samples(12, 12, generators=True)
+    samples = judge_samples(n, n, generators=True)
     if own_marker:
         for s in samples:
             if s["label"] == "bad" and s["generator"]["provider"] == "openai":
@@ -230,23 +230,53 @@ def cli(root: Path, *args: str) -> int:
 def test_fair_grader_passes_every_probe_and_writes_reports(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    root = project(tmp_path)
+    # 60 + 60 samples: enough for the 90% intervals to rule out a rise above the 0.05 margin
+    root = project(tmp_path, n=60)
     code = cli(root, "probe", "test-probe-fair@1", "--set", "cs")
     out = capsys.readouterr()
     assert code == ExitCode.OK, out
     assert len(out.out.strip().splitlines()) == 3 and all(
-        line.startswith("ok") for line in out.out.strip().splitlines()
-    )
+        line.startswith("ok ") for line in out.out.strip().splitlines()
+    ), out.out
     for probe in ("length", "order", "format"):
         doc = json.loads((root / f"reports/probes/cs/test-probe-fair@1-{probe}.json").read_text())
         assert doc["schema_version"] == 1 and doc["type"] == "probe" and doc["probe"] == probe
-        assert doc["biased"] is False and doc["applicable"] is True
+        assert doc["biased"] is False and doc["applicable"] is True and doc["outcome"] == "no_bias"
+        assert doc["verdict"].startswith("no bias: ")
         assert doc["calibration_set"]["path"] == "calibration_sets/cs"
         assert (root / f"reports/probes/cs/test-probe-fair@1-{probe}.md").is_file()
     length = json.loads((root / "reports/probes/cs/test-probe-fair@1-length.json").read_text())
-    assert length["n"] == 12 and length["rate"] == "false_accept_rate"
-    assert length["before"] == length["after"] == {"count": 0, "n": 12, "value": 0.0}
+    assert length["n"] == 60 and length["rate"] == "false_accept_rate"
+    assert length["before"] == length["after"] == {"count": 0, "n": 60, "value": 0.0}
+    assert length["difference"]["ci_high"] <= 0.05
     assert length["mcnemar_p"] == 1.0
+
+
+def test_fair_grader_on_a_small_set_is_inconclusive_not_ok(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # issue 11 item 18: 12 pairs cannot support "no bias" within 0.05 (the interval is wider than the margin)
+    root = project(tmp_path, n=12)
+    code = cli(root, "probe", "test-probe-fair@1", "--set", "cs")
+    out = capsys.readouterr()
+    assert code == ExitCode.OK, out  # no bias was found, but none is claimed absent either
+    lines = out.out.strip().splitlines()
+    assert len(lines) == 3 and all(line.startswith("inconclusive ") for line in lines), out.out
+    assert not any(line.startswith("ok") for line in lines)
+    for probe in ("length", "order", "format"):
+        doc = json.loads((root / f"reports/probes/cs/test-probe-fair@1-{probe}.json").read_text())
+        assert doc["outcome"] == "inconclusive" and doc["biased"] is False
+        assert doc["verdict"].startswith("inconclusive: ") and "cannot be ruled out" in doc["verdict"]
+        md = (root / f"reports/probes/cs/test-probe-fair@1-{probe}.md").read_text()
+        assert "— inconclusive" in md.splitlines()[0] and "passed" not in md
+
+
+def test_one_usable_sample_is_inconclusive(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = project(tmp_path, n=1)
+    code = cli(root, "probe", "test-probe-fair@1", "--set", "cs", "--probe", "length", "--format", "json")
+    doc = json.loads(capsys.readouterr().out)
+    assert code == ExitCode.OK
+    assert doc["n"] == 1 and doc["outcome"] == "inconclusive" and doc["verdict"].startswith("inconclusive")
 
 
 def test_length_bias_is_found_with_its_size(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -296,6 +326,24 @@ def test_self_preference_is_found(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert doc["own_family"] == {"count": 6, "n": 6, "value": 1.0}
     assert doc["other_families"] == {"count": 0, "n": 6, "value": 0.0}
     assert doc["biased"] is True and doc["judge"]["family"] == "gpt-4o"
+
+
+def test_self_preference_on_few_samples_is_inconclusive_by_the_override_rule(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from graderctl.stats import self_preference
+
+    root = project(tmp_path)  # 6 own-family and 6 other-family bad samples, none accepted
+    code = cli(root, "probe", "test-probe-own-family@1", "--set", "cs", "--probe", "self", "--format", "json")
+    doc = json.loads(capsys.readouterr().out)
+    assert code == ExitCode.OK
+    assert doc["outcome"] == "inconclusive" and doc["biased"] is False
+    assert doc["self_preference"]["outcome"] == "insufficient"
+    assert doc["verdict"].startswith("inconclusive: too few known-bad samples")
+    # one rule: the probe's decision is score's --allow-self-grading decision for the same counts
+    same = self_preference(0, 6, 0, 6, margin=0.05, confidence=0.9)
+    assert doc["self_preference"] == same.to_dict()
+    assert not same.no_bias
 
 
 def test_self_preference_not_applicable_to_rule_graders(

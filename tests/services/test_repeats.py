@@ -55,10 +55,41 @@ def test_a_sample_decided_once_is_not_counted() -> None:
     assert "undefined" in describe_repeats(out)
 
 
-def test_consistent_grader() -> None:
+def test_consistent_grader_on_two_samples_is_inconclusive() -> None:
+    # issue 11 item 18: 0 flips out of 2 cannot support "consistent" (the 90% bound is far above 5%)
     s = samples("gb")
     out = summarize_repeats(s, [[A, R]] * 4)
     assert out["self_consistency"] == 0.0 and out["r"] == 4
+    assert out["outcome"] == "inconclusive"
+    assert out["flipped_ci"]["high"] > out["margin"] == 0.05
+    line = describe_repeats(out)
+    assert "inconclusive" in line and "consistent:" not in line
+
+
+def test_one_usable_sample_is_inconclusive() -> None:
+    out = summarize_repeats(samples("gb"), [[A, E], [A, E]])
+    assert out["n"] == 1 and out["outcome"] == "inconclusive"
+    assert "inconclusive" in describe_repeats(out)
+
+
+def test_consistent_on_enough_samples() -> None:
+    # hand-computed: Wilson 90% upper bound of 0/n is z^2/(n + z^2) = 2.7055/(n + 2.7055): 0.0494 at n = 52
+    s = samples("gb" * 26)
+    out = summarize_repeats(s, [[A, R] * 26] * 3)
+    assert out["n"] == 52 and out["outcome"] == "consistent"
+    assert out["flipped_ci"]["high"] == pytest.approx(2.705543 / (52 + 2.705543), abs=1e-6)
+    assert "; consistent:" in describe_repeats(out)
+    fewer = summarize_repeats(samples("gb" * 25 + "g"), [[A, R] * 25 + [A]] * 3)
+    assert fewer["n"] == 51 and fewer["outcome"] == "inconclusive"
+
+
+def test_inconsistent_grader() -> None:
+    s = samples("gb" * 10)
+    flip = [A, R] * 10
+    other = [R, A] * 5 + [A, R] * 5
+    out = summarize_repeats(s, [flip, other])
+    assert out["flipped"] == 10 and out["outcome"] == "inconsistent"
+    assert "INCONSISTENT" in describe_repeats(out)
 
 
 def test_bad_shapes_and_counts() -> None:

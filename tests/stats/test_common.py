@@ -298,6 +298,28 @@ CASES: dict[str, Case] = {
         bad=[((1.5, 0.0, 0.0), {}, "p"), ((0.5, -0.1, 0.0), {}, "far"), ((0.5, 0.0, NAN), {}, "frr")],
         bounds=lambda r: (r[0], r[0], r[0]),
     ),
+    "newcombe_interval": Case(
+        stats.newcombe_interval,
+        valid=[((x1, n1, x2, n2), {"confidence": 0.9}) for x1, n1 in GRID[::3] for x2, n2 in GRID[1::4]],
+        bad=[
+            ((-1, 10, 1, 10), {}, "x1"),
+            ((1, 10, 11, 10), {}, "x2"),
+            ((1, -1, 1, 10), {}, "n"),
+            ((1, 10, 1, 10), {"confidence": 1.5}, "confidence"),
+        ],
+        degenerate=[((0, 0, 1, 10), {}), ((1, 10, 0, 0), {})],
+    ),
+    "self_preference": Case(
+        stats.self_preference,
+        valid=[((0, 0, 3, 10), {}), ((1, 2, 2, 8), {}), ((12, 30, 3, 30), {}), ((0, 60, 1, 60), {})],
+        bad=[
+            ((3, 2, 0, 10), {}, "own_accepts"),
+            ((0, 10, -1, 10), {}, "other_accepts"),
+            ((0, 10, 0, 10), {"margin": -0.1}, "margin"),
+            ((0, 10, 0, 10), {"confidence": 0}, "confidence"),
+            ((0, 10, 0, 10), {"min_samples": 0}, "min_samples"),
+        ],
+    ),
     "rogan_gladen_interval": Case(
         stats.rogan_gladen_interval,
         valid=[((60, 100, 5, 100, 20, 100), {}), ((3, 50, 0, 80, 2, 90), {"n_boot": 1000})],

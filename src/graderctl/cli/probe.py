@@ -3,8 +3,8 @@
 Runs bias probes on a grader (see :mod:`graderctl.services.probe`) and writes one report per probe and set
 under ``reports/probes/<set>/<name>@<version>-<probe>.json`` (+ ``.md``).
 
-Exit codes: 0 no bias found; 1 a probe found a bias beyond its margin; 2 bad usage; 3 bad input; 4 the grader
-could not run.
+Exit codes: 0 no bias found (each probe says ``ok`` when the evidence rules a bias out, ``inconclusive`` when
+it cannot); 1 a probe found a bias beyond its margin; 2 bad usage; 3 bad input; 4 the grader could not run.
 ``--format json`` prints one document: the probe's own when one probe ran on one set, else
 ``{"schema_version": 1, "type": "probes", "biased": ..., "probes": [...]}``.
 """
@@ -20,6 +20,9 @@ import typer
 from graderctl.cli import _state
 from graderctl.cli._options import Jobs, NoCache, SampleBatchSize, SampleTimeout
 from graderctl.errors import ExitCode, InvalidInputError, Problem, UsageError
+
+#: How each probe outcome is shown in the text output ("ok" only when the evidence rules a bias out).
+_STATUS = {"biased": "BIAS", "no_bias": "ok", "not_applicable": "n/a", "inconclusive": "inconclusive"}
 
 
 class Format(StrEnum):
@@ -115,7 +118,8 @@ def probe(
     else:
         for r in run.results:
             doc = r.document
-            status = "BIAS" if r.biased else ("n/a" if not doc.get("applicable") else "ok")
-            typer.echo(f"{status:4}  {doc['probe']:6} {grader.ref} on {r.set_name}: {doc.get('verdict', '')}")
+            status = _STATUS.get(r.outcome, "inconclusive")
+            verdict = doc.get("verdict", "")
+            typer.echo(f"{status:12}  {doc['probe']:6} {grader.ref} on {r.set_name}: {verdict}")
     if run.biased:
         _state.exit_with(ExitCode.NEGATIVE_VERDICT)

@@ -97,10 +97,25 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[str]], *, right: Seque
 
 
 def repeats_line(section: dict[str, Any]) -> str:
-    """``calibrate --repeats``: how many samples changed outcome across the repeats."""
+    """``calibrate --repeats``: how many samples changed outcome across the repeats, and whether that is
+    enough to call the grader consistent (``inconclusive`` when the interval is wider than the margin)."""
     if section.get("self_consistency") is None:
-        return f"self-consistency over {section.get('r')} repeats: undefined (no sample was decided twice)"
-    return (
+        return (
+            f"self-consistency over {section.get('r')} repeats: undefined (no sample was decided twice); "
+            "inconclusive"
+        )
+    line = (
         f"self-consistency over {section.get('r')} repeats: {section.get('flipped')} of {section.get('n')} "
         f"samples ({pct(section.get('self_consistency'))}) changed outcome"
     )
+    ci = section.get("flipped_ci")
+    outcome = section.get("outcome")
+    if not isinstance(ci, dict) or outcome is None:
+        return line  # a report written before outcomes existed
+    margin = section.get("margin")
+    bound = f"{pct(ci.get('high'))} at most ({pct(ci.get('confidence'))} upper bound)"
+    if outcome == "consistent":
+        return f"{line}; consistent: {bound}, within the margin {pct(margin)}"
+    if outcome == "inconsistent":
+        return f"{line}; INCONSISTENT: more than the margin {pct(margin)}"
+    return f"{line}; inconclusive: could be up to {bound}, above the margin {pct(margin)}"

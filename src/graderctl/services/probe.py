@@ -10,10 +10,19 @@ outcomes of every sample, and asks whether the relevant error rate rises beyond 
 - ``self``: (model-based graders) the false accept rate on known-bad samples written by the judge's own model
   family against samples written by other families. It must not be higher for the judge's own family.
 
-A paired probe reports the change in the rate with Tango's 90% interval and the exact McNemar p-value. Bias is
-found when the rate rises by more than ``margin`` and the interval's lower end is above zero (the rise is
-both material and not noise). ``order`` finds bias when more than ``margin`` of the outcomes flip. ``self``
-compares two independent groups (Newcombe's hybrid score interval from Wilson intervals).
+A paired probe reports the change in the rate with Tango's 90% interval and the exact McNemar p-value. Every
+probe ends in one ``outcome``:
+
+- ``biased``: the rate rises by more than ``margin`` and the interval's lower end is above zero (the rise is
+  both material and not noise); ``order``: more than ``margin`` of the outcomes flip;
+- ``no_bias``: the interval's upper end is at most ``margin`` (the evidence rules out a larger rise);
+- ``inconclusive``: neither (too few usable samples, or an interval wider than the margin): the probe does not
+  say "no bias";
+- ``not_applicable``: nothing to probe (no samples of the kind, a transformation that changes nothing).
+
+``self`` compares two independent groups with :func:`graderctl.stats.self_preference` (Newcombe's hybrid score
+interval; at least 30 known-bad samples per group before anything but a bias is claimed), the same rule as the
+``score --allow-self-grading`` override.
 
 Samples on which the grader erred (before or after the transformation) are left out of the pairing and
 counted. Each probe writes ``reports/probes/<set>/<name>@<version>-<probe>.json`` and ``.md`` atomically.
@@ -62,6 +71,11 @@ class ProbeResult:
     @property
     def biased(self) -> bool:
         return bool(self.document.get("biased"))
+
+    @property
+    def outcome(self) -> str:
+        """``biased``, ``no_bias``, ``inconclusive`` or ``not_applicable``."""
+        return str(self.document.get("outcome") or ("biased" if self.biased else "inconclusive"))
 
 
 @dataclass
@@ -251,7 +265,13 @@ def _paired_probe(
         "errors": {"before": errors_before, "after": errors_after},
     }
     if not pairs:
-        doc.update(applicable=False, biased=False, verdict=_not_applicable(probe, len(chosen), len(changed)))
+        verdict = _not_applicable(probe, len(chosen), len(changed))
+        doc.update(
+            applicable=False,
+            biased=False,
+            outcome="inconclusive" if verdict.startswith("inconclusive") else "not_applicable",
+            verdict=verdict,
+        )
         doc["warnings"] = [doc["verdict"]]
         doc["samples"] = rows
         return doc
@@ -271,7 +291,7 @@ def _not_applicable(probe: str, targeted: int, changed: int) -> str:
         return f"not applicable: the set has no {what} samples".replace("no  samples", "no samples")
     if changed == 0:
         return f"not applicable: the {probe} transformation changes none of the {targeted} samples"
-    return "not decidable: the grader erred on every transformed pair"
+    return "inconclusive: the grader erred on every transformed pair, so nothing could be compared"
 
 
 def _rate_change(probe: str, pairs: Sequence[tuple[bool, bool]], margin: float) -> dict[str, Any]:
@@ -296,17 +316,24 @@ def _rate_change(probe: str, pairs: Sequence[tuple[bool, bool]], margin: float) 
         f"McNemar p={_fmt_p(d.p_value)}"
     )
     if biased:
+        outcome = "biased"
         verdict = f"bias found: {effect}; the rise exceeds the margin {margin:g}"
-    elif d.diff > margin:
-        verdict = f"no bias shown: {effect}; the rise exceeds the margin {margin:g} but may be noise"
+    elif d.ci_high is not None and math.isfinite(d.ci_high) and d.ci_high <= margin:
+        outcome = "no_bias"
+        verdict = f"no bias: {effect}; the interval rules out a rise above the margin {margin:g}"
     else:
-        verdict = f"no bias: {effect}; within the margin {margin:g}"
+        outcome = "inconclusive"
+        verdict = (
+            f"inconclusive: {effect} over {n} pair(s); the interval reaches above the margin {margin:g}, so "
+            "a rise larger than the margin cannot be ruled out (more samples narrow it)"
+        )
     return {
         "before": {"count": sum(before), "n": n, "value": rate_before},
         "after": {"count": sum(after), "n": n, "value": rate_after},
         "difference": _finite_dict(d.to_dict()),
         "mcnemar_p": d.p_value,
         "biased": biased,
+        "outcome": outcome,
         "verdict": verdict,
     }
 
@@ -325,11 +352,18 @@ def _flip_summary(pairs: Sequence[tuple[bool, bool]], margin: float) -> dict[str
     if ci is not None:
         effect += f", {int(CONFIDENCE * 100)}% CI {ci[0]:.2f} to {ci[1]:.2f}"
     effect += f"; {to_accept} to accept, {to_reject} to reject)"
-    verdict = (
-        f"bias found: {effect}; more than the margin {margin:g}"
-        if biased
-        else f"no bias: {effect}; within the margin {margin:g}"
-    )
+    if biased:
+        outcome = "biased"
+        verdict = f"bias found: {effect}; more than the margin {margin:g}"
+    elif ci is not None and ci[1] <= margin:
+        outcome = "no_bias"
+        verdict = f"no bias: {effect}; the interval rules out more than the margin {margin:g}"
+    else:
+        outcome = "inconclusive"
+        verdict = (
+            f"inconclusive: {effect}; the interval reaches above the margin {margin:g}, so more flips than "
+            "the margin cannot be ruled out (more samples narrow it)"
+        )
     p = mcnemar_exact(to_reject, to_accept)
     return {
         "flips": {
@@ -345,6 +379,7 @@ def _flip_summary(pairs: Sequence[tuple[bool, bool]], margin: float) -> dict[str
         "accept_rate": {"before": sum(b for b, _ in pairs) / n, "after": sum(a for _, a in pairs) / n},
         "mcnemar_p": p,
         "biased": biased,
+        "outcome": outcome,
         "verdict": verdict,
     }
 
@@ -358,7 +393,6 @@ def _self_preference(
     root: Path,
 ) -> dict[str, Any]:
     from graderctl.identity import self_grading
-    from graderctl.stats import wilson_interval
 
     judge = grader.spec.judge
     doc: dict[str, Any] = {"rate": "false_accept_rate"}
@@ -366,6 +400,7 @@ def _self_preference(
         doc.update(
             applicable=False,
             biased=False,
+            outcome="not_applicable",
             verdict="not applicable: the grader is not model-based (it has no [judge])",
         )
         return doc
@@ -410,46 +445,40 @@ def _self_preference(
             "other_families": _group(other),
         }
     )
+    from graderctl.stats import self_preference
+
+    # The same rule as score's --allow-self-grading override (graderctl.stats.self_preference).
+    result = self_preference(sum(own), len(own), sum(other), len(other), margin=margin, confidence=CONFIDENCE)
+    doc["samples"] = rows
+    doc["outcome"] = result.outcome
+    doc["self_preference"] = result.to_dict()
     if not own or not other:
         missing = "the judge's own family" if not own else "other families"
         doc.update(
             applicable=False,
             biased=False,
+            outcome="not_applicable",
             verdict=f"not applicable: no known-bad sample written by {missing} (set `generator` on samples)",
         )
-        doc["samples"] = rows
         return doc
-    p1, p2 = sum(own) / len(own), sum(other) / len(other)
-    w1 = wilson_interval(sum(own), len(own), confidence=CONFIDENCE)
-    w2 = wilson_interval(sum(other), len(other), confidence=CONFIDENCE)
-    assert w1 is not None and w2 is not None
-    diff = p1 - p2
-    # Newcombe's hybrid score interval for a difference of independent proportions (method 10).
-    low = diff - math.sqrt((p1 - w1[0]) ** 2 + (w2[1] - p2) ** 2)
-    high = diff + math.sqrt((w1[1] - p1) ** 2 + (p2 - w2[0]) ** 2)
-    biased = diff > margin and low > 0
-    effect = (
-        f"false accept rate {p1:.2f} on its own family's answers vs {p2:.2f} on others' "
-        f"({_fmt_signed(diff)}, {int(CONFIDENCE * 100)}% CI {_fmt_signed(low)} to {_fmt_signed(high)})"
-    )
-    verdict = (
-        f"bias found: {effect}; above the margin {margin:g}"
-        if biased
-        else f"no bias shown: {effect}; margin {margin:g}"
-    )
     doc.update(
         applicable=True,
         difference={
-            "diff": diff,
-            "ci_low": low,
-            "ci_high": high,
-            "confidence": CONFIDENCE,
+            "diff": result.diff,
+            "ci_low": result.ci_low,
+            "ci_high": result.ci_high,
+            "confidence": result.confidence,
             "method": "newcombe-hybrid-score",
         },
-        biased=biased,
-        verdict=verdict,
-        samples=rows,
+        biased=result.biased,
     )
+    if result.outcome == "biased":
+        doc["verdict"] = f"bias found: {result.explanation}"
+    elif result.outcome == "no_bias":
+        doc["verdict"] = f"no bias: {result.explanation}"
+    else:
+        doc["outcome"] = "inconclusive"
+        doc["verdict"] = f"inconclusive: {result.explanation}"
     return doc
 
 
@@ -537,9 +566,11 @@ def _relative(path: Path, root: Path) -> str:
 
 def render_markdown(doc: dict[str, Any]) -> str:
     g, s = doc["grader"], doc["calibration_set"]
-    status = (
-        "BIAS FOUND" if doc.get("biased") else ("not applicable" if not doc.get("applicable") else "passed")
-    )
+    status = {
+        "biased": "BIAS FOUND",
+        "no_bias": "no bias",
+        "not_applicable": "not applicable",
+    }.get(str(doc.get("outcome")), "inconclusive")
     lines = [
         f"# Probe `{doc['probe']}`: {g['name']}@{g['version']} on {s['name']}@{s['version']} — {status}",
         "",

@@ -16,6 +16,11 @@ The ``repeats`` section of the report::
 ``self_consistency`` follows the issue's definition: the share of samples whose outcome changes across the
 repeats (0 for a perfectly consistent grader). An error in one repeat is not an outcome: a sample counts when
 at least two repeats decided it, and is flipped when those decisions differ.
+
+The section also gives the 90% Wilson interval of that share (``flipped_ci``) and an ``outcome`` against
+``margin`` (:data:`REPEATS_MARGIN`, 0.05): ``consistent`` only when the interval's upper end is at most the
+margin, ``inconsistent`` when more than the margin flipped and the lower end is above 0, else
+``inconclusive`` (too few samples decided twice to say either; never reported as consistent).
 """
 
 from __future__ import annotations
@@ -34,6 +39,10 @@ from graderctl.services.running import DEFAULT_RUN, RunOptions, run_inputs, star
 from graderctl.store.project import LoadedGrader, LoadedSet
 
 MAX_REPEATS = 100
+#: Largest share of samples whose outcome may change across repeats for the grader to be called consistent.
+REPEATS_MARGIN = 0.05
+#: Two-sided confidence of the interval around that share.
+REPEATS_CONFIDENCE = 0.90
 
 
 @dataclass(frozen=True)
@@ -124,16 +133,29 @@ def summarize_repeats(samples: Sequence[Sample], runs: Sequence[Sequence[Verdict
         considered += 1
         if len(set(decided)) > 1:
             flipped.append({"id": s.id, "label": s.label.value, "category": s.category, "outcomes": outcomes})
+    from graderctl.stats import wilson_interval
+
     share = flipped_share = None
+    ci: tuple[float, float] | None = None
     if considered:
         flipped_share = len(flipped) / considered
         share = 1 - flipped_share
+        ci = wilson_interval(len(flipped), considered, confidence=REPEATS_CONFIDENCE)
+    if flipped_share is not None and ci is not None and flipped_share > REPEATS_MARGIN and ci[0] > 0:
+        outcome = "inconsistent"
+    elif ci is not None and ci[1] <= REPEATS_MARGIN:
+        outcome = "consistent"
+    else:
+        outcome = "inconclusive"
     return {
         "r": len(runs),
         "self_consistency": flipped_share,
         "consistent_share": share,
         "n": considered,
         "flipped": len(flipped),
+        "flipped_ci": None if ci is None else {"low": ci[0], "high": ci[1], "confidence": REPEATS_CONFIDENCE},
+        "margin": REPEATS_MARGIN,
+        "outcome": outcome,
         "flipped_samples": flipped,
         "per_repeat": per_repeat,
     }
@@ -141,9 +163,6 @@ def summarize_repeats(samples: Sequence[Sample], runs: Sequence[Sequence[Verdict
 
 def describe_repeats(section: dict[str, Any]) -> str:
     """One line for people: how consistent the grader was."""
-    if section.get("self_consistency") is None:
-        return f"self-consistency over {section['r']} repeats: undefined (no sample was decided twice)"
-    return (
-        f"self-consistency over {section['r']} repeats: {section['flipped']} of {section['n']} samples "
-        f"({section['self_consistency']:.1%}) changed outcome"
-    )
+    from graderctl.render._fmt import repeats_line
+
+    return repeats_line(section)

@@ -24,6 +24,14 @@ from graderctl.stats.clustered import (
     cluster_bootstrap_rate,
 )
 from graderctl.stats.correction import CorrectedRate, rogan_gladen, rogan_gladen_interval
+from graderctl.stats.independent import (
+    DEFAULT_SELF_PREFERENCE_MARGIN,
+    MIN_SELF_PREFERENCE_SAMPLES,
+    SELF_PREFERENCE_CONFIDENCE,
+    SelfPreference,
+    newcombe_interval,
+    self_preference,
+)
 from graderctl.stats.paired import (
     PairedDifference,
     equivalent_within,
@@ -42,11 +50,15 @@ from graderctl.stats.rates import (
 )
 
 __all__ = [
+    "DEFAULT_SELF_PREFERENCE_MARGIN",
+    "MIN_SELF_PREFERENCE_SAMPLES",
+    "SELF_PREFERENCE_CONFIDENCE",
     "ClusteredRate",
     "CorrectedRate",
     "KTooLargeError",
     "PairedDifference",
     "RateStats",
+    "SelfPreference",
     "UndefinedMetricWarning",
     "bootstrap_tasks_interval",
     "clopper_pearson_interval",
@@ -60,6 +72,7 @@ __all__ = [
     "mcnemar_exact",
     "mean_pass_at_k",
     "mean_pass_hat_k",
+    "newcombe_interval",
     "paired_difference",
     "pass_at_k",
     "pass_hat_k",
@@ -67,6 +80,7 @@ __all__ = [
     "rogan_gladen",
     "rogan_gladen_interval",
     "samples_needed",
+    "self_preference",
     "tango_interval",
     "wilson_interval",
 ]
