@@ -45,7 +45,7 @@ def _root(
 
 
 def _register() -> None:
-    from graderctl.cli import calibrate, compare, list_, metrics, probe, schema, score, sets, validate
+    from graderctl.cli import calibrate, compare, list_, metrics, probe, report, schema, score, sets, validate
 
     app.command("validate")(validate.validate)
     app.command("list")(list_.list_)
@@ -55,6 +55,7 @@ def _register() -> None:
     app.command("metrics")(metrics.metrics)
     app.command("probe")(probe.probe)
     app.command("schema")(schema.schema)
+    app.command("report")(report.report)
     app.add_typer(sets.app, name="sets")
 
 

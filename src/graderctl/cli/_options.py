@@ -14,3 +14,12 @@ SampleBatchSize = Annotated[int, typer.Option("--batch-size", min=1, help="Sampl
 NoCache = Annotated[
     bool, typer.Option("--no-cache", help="Do not read or fill the verdict cache (model judges).")
 ]
+
+HTML_SUFFIXES = frozenset({".html", ".htm"})
+
+
+def html_file(output: object) -> bool:
+    """Whether ``--output`` names an HTML file: it then gets the HTML page, whatever ``--format`` prints."""
+    from pathlib import Path
+
+    return isinstance(output, Path) and output.suffix.lower() in HTML_SUFFIXES

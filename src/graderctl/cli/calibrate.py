@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from graderctl.cli import _state
-from graderctl.cli._options import Jobs, NoCache, SampleBatchSize, SampleTimeout
+from graderctl.cli._options import Jobs, NoCache, SampleBatchSize, SampleTimeout, html_file
 from graderctl.errors import ExitCode, GraderRunError, UsageError
 
 if TYPE_CHECKING:
@@ -36,6 +36,7 @@ class Format(StrEnum):
     text = "text"
     json = "json"
     md = "md"
+    html = "html"
 
 
 def calibrate(
@@ -50,7 +51,11 @@ def calibrate(
     ] = None,
     fmt: Annotated[Format, typer.Option("--format", help="Output format on stdout.")] = Format.text,
     output: Annotated[
-        Path | None, typer.Option("--output", help="Also write the rendering (in --format) to this file.")
+        Path | None,
+        typer.Option(
+            "--output",
+            help="Also write the rendering (in --format) to this file; a .html file gets the HTML page.",
+        ),
     ] = None,
     jobs: Jobs = 1,
     timeout: SampleTimeout = None,
@@ -92,6 +97,8 @@ def calibrate(
         raise UsageError(f"--timeout must be a positive number of seconds, got {timeout:g}")
     if repeats != 1 and check:
         raise UsageError("--repeats cannot be combined with --check")
+    if check and (fmt is Format.html or html_file(output)):
+        raise UsageError("--check prints whether reports are current: use --format text or json with it")
 
     from graderctl.services.running import RunOptions
 
@@ -228,13 +235,24 @@ def _run(
                     _state.err(f"unchanged: {shown} and {md_path.name} (same findings)")
         if status is CalibrationStatus.error_rate_exceeded:  # an error, shown even with --quiet
             _state.err(f"error: {label}: {_error_summary(report)}")
-    _emit(lambda: _render(reports, failures, fmt), output)
+    file_fmt = Format.html if html_file(output) else fmt
+    _emit(
+        lambda: _render(reports, failures, fmt),
+        output,
+        file_chunks=lambda: _render(reports, failures, file_fmt),
+    )
     return int(code)
 
 
-def _emit(chunks: Callable[[], Iterable[str]], output: Path | None) -> None:
-    """Write the rendering to stdout, and to ``output`` (atomically) when given; streamed in chunks, so a
-    report of 100,000 samples is never held in memory as one string."""
+def _emit(
+    chunks: Callable[[], Iterable[str]],
+    output: Path | None,
+    *,
+    file_chunks: Callable[[], Iterable[str]] | None = None,
+) -> None:
+    """Write the rendering to stdout, and to ``output`` (atomically) when given (``file_chunks``' rendering
+    when the file wants another format); streamed in chunks, so a report of 100,000 samples is never held in
+    memory as one string."""
     import sys
 
     for chunk in chunks():
@@ -243,7 +261,7 @@ def _emit(chunks: Callable[[], Iterable[str]], output: Path | None) -> None:
     if output is not None:
         from graderctl.store.atomic import atomic_write_many
 
-        atomic_write_many({output: chunks()})
+        atomic_write_many({output: (file_chunks or chunks)()})
 
 
 def _error_summary(report: CalibrationReport) -> str:
@@ -281,6 +299,11 @@ def _render(reports: list[CalibrationReport], failures: list[dict[str, str]], fm
         return
     if fmt is Format.md:
         yield "\n---\n\n".join(render_markdown(r) for r in reports)
+        return
+    if fmt is Format.html:
+        from graderctl.render.html import calibration_page
+
+        yield from calibration_page(reports, failures)
         return
     yield "\n".join(render_text(r) for r in reports)
 

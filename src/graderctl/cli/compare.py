@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from graderctl.cli import _state
-from graderctl.cli._options import Jobs, NoCache, SampleBatchSize, SampleTimeout
+from graderctl.cli._options import Jobs, NoCache, SampleBatchSize, SampleTimeout, html_file
 from graderctl.errors import ExitCode, UsageError
 
 if TYPE_CHECKING:
@@ -31,6 +31,7 @@ class Format(StrEnum):
     text = "text"
     json = "json"
     md = "md"
+    html = "html"
 
 
 def compare(
@@ -63,7 +64,11 @@ def compare(
     ] = None,
     fmt: Annotated[Format, typer.Option("--format", help="Output format on stdout.")] = Format.text,
     output: Annotated[
-        Path | None, typer.Option("--output", help="Also write the rendering (in --format) to this file.")
+        Path | None,
+        typer.Option(
+            "--output",
+            help="Also write the rendering (in --format) to this file; a .html file gets the HTML page.",
+        ),
     ] = None,
     jobs: Jobs = 1,
     timeout: SampleTimeout = None,
@@ -139,7 +144,7 @@ def compare(
     if output is not None:
         from graderctl.store.atomic import atomic_write_text
 
-        atomic_write_text(output, text)
+        atomic_write_text(output, _render(report, Format.html) if html_file(output) else text)
     if status is ComparisonStatus.error_rate_exceeded:
         _state.err("error: a version erred on more samples than a set's max_error_rate allows")
         _state.exit_with(ExitCode.GRADER_FAILED)
@@ -155,4 +160,8 @@ def _render(report: ComparisonReport, fmt: Format) -> str:
         return comparison_to_json(report)
     if fmt is Format.md:
         return render_markdown(report)
+    if fmt is Format.html:
+        from graderctl.render.html import comparison_page
+
+        return "".join(comparison_page(report))
     return render_text(report)

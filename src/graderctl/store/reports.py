@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from graderctl.errors import InvalidInputError, Problem
+from graderctl.models.comparison import ComparisonReport
 from graderctl.models.reports import CalibrationReport
 from graderctl.store.atomic import atomic_write_many
 from graderctl.store.problems import problems_from_validation
@@ -157,8 +158,11 @@ def write_report(
     return list(files)
 
 
-def read_report(path: Path, *, root: Path | None = None) -> CalibrationReport:
-    """Read and validate a report document; raise :class:`InvalidInputError` saying what is wrong."""
+def read_report_document(
+    path: Path, *, root: Path | None = None, expect: str | None = None
+) -> dict[str, Any]:
+    """Read a saved report document (any ``type``: calibration, comparison, metrics, probe, ...) as JSON,
+    refusing one written by a newer graderctl; raise :class:`InvalidInputError` saying what is wrong."""
     shown = display_path(path, root)
     raw = read_bytes(path, shown)
     try:
@@ -170,19 +174,22 @@ def read_report(path: Path, *, root: Path | None = None) -> CalibrationReport:
                 Problem(
                     file=shown,
                     message=f"cannot parse the report: {exc}",
-                    fix="re-run `graderctl calibrate` to rewrite it",
+                    fix="re-run the command that wrote it",
                 )
             ],
         ) from None
-    if not isinstance(data, dict) or data.get("type") != "calibration":
+    kind = data.get("type") if isinstance(data, dict) else None
+    if not isinstance(data, dict) or not isinstance(kind, str) or (expect is not None and kind != expect):
         raise InvalidInputError(
-            f"{shown}: not a calibration report",
+            f"{shown}: not a {expect or 'graderctl'} report",
             [
                 Problem(
                     file=shown,
                     pointer="/type",
-                    message="not a calibration report",
-                    expected='"calibration"',
+                    message=f"not a {expect or 'graderctl'} report",
+                    expected=f'"{expect}"'
+                    if expect
+                    else "a report type (calibration, comparison, metrics, ...)",
                     got=repr(data.get("type")) if isinstance(data, dict) else type(data).__name__,
                 )
             ],
@@ -202,12 +209,32 @@ def read_report(path: Path, *, root: Path | None = None) -> CalibrationReport:
                 )
             ],
         )
+    return data
+
+
+def read_report(path: Path, *, root: Path | None = None) -> CalibrationReport:
+    """Read and validate a report document; raise :class:`InvalidInputError` saying what is wrong."""
+    data = read_report_document(path, root=root, expect="calibration")
+    return calibration_from_document(data, display_path(path, root))
+
+
+def calibration_from_document(data: dict[str, Any], shown: str) -> CalibrationReport:
     try:
         return CalibrationReport.model_validate(data)
     except ValidationError as exc:
         raise InvalidInputError(
             f"{shown}: invalid calibration report",
             problems_from_validation(exc, file=shown, model=CalibrationReport),
+        ) from None
+
+
+def comparison_from_document(data: dict[str, Any], shown: str) -> ComparisonReport:
+    try:
+        return ComparisonReport.model_validate(data)
+    except ValidationError as exc:
+        raise InvalidInputError(
+            f"{shown}: invalid comparison report",
+            problems_from_validation(exc, file=shown, model=ComparisonReport),
         ) from None
 
 

@@ -1,0 +1,7 @@
+"""Self-contained HTML pages of graderctl's reports: one file each, no network, no script needed to read it,
+charts drawn as inline SVG, printable. Every number is the JSON document's (see :mod:`._page`)."""
+
+from graderctl.render.html.calibration import calibration_page
+from graderctl.render.html.comparison import comparison_page
+
+__all__ = ["calibration_page", "comparison_page"]
