@@ -399,3 +399,110 @@ def _stop_pool(executor: ProcessPoolExecutor) -> None:
     for process in workers:
         with contextlib.suppress(Exception):
             process.terminate()
+
+
+# --- a pool kept for a whole run ------------------------------------------------------------------------
+
+_POOL_STATE: dict[str, Any] = {}
+
+S = TypeVar("S")
+R = TypeVar("R")
+
+
+def _pool_start(state: Any) -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it stops the pool
+    _die_with_parent()
+    _POOL_STATE["state"] = state
+
+
+def _die_with_parent() -> None:
+    """Ask Linux to kill this worker when the process that started it dies (even by SIGKILL), so a killed
+    run leaves no worker behind."""
+    import ctypes
+    import signal
+
+    with contextlib.suppress(Exception):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+
+
+def _pool_call(fn: Callable[[Any, Any], Any], arg: Any) -> Any:
+    return fn(_POOL_STATE["state"], arg)
+
+
+class WorkerPool:
+    """Forked worker processes kept for a whole run (``score``): ``state`` (graders with their warm indexes,
+    the corpus, ...) reaches every worker once, through ``fork``, and need not be picklable; each task then
+    sends only its argument and gets back its result (both pickled). Workers ignore Ctrl-C and die with the
+    parent.
+
+    ``submit(fn, arg)`` runs ``fn(state, arg)`` in a worker (``fn`` a module-level function) and returns a
+    future; ``done`` (a queue) receives ``(tag, future)`` as tasks finish, so the waiting thread never holds a
+    lock of the pool and Ctrl-C can land at any moment. Use :func:`can_use_processes` first: Linux only."""
+
+    def __init__(self, jobs: int, state: Any) -> None:
+        from concurrent.futures import ProcessPoolExecutor
+
+        if jobs < 1:
+            raise ValueError(f"The 'jobs' parameter of WorkerPool must be >= 1. Got {jobs!r} instead.")
+        self.jobs = jobs
+        self._executor: ProcessPoolExecutor | None = ProcessPoolExecutor(
+            max_workers=jobs,
+            mp_context=multiprocessing.get_context("fork"),
+            initializer=_pool_start,
+            initargs=(state,),
+        )
+        self.done: queue.SimpleQueue[tuple[Any, Future[Any]]] = queue.SimpleQueue()
+
+    def submit(self, fn: Callable[[S, T], R], arg: T, tag: Any) -> Future[R]:
+        import warnings
+
+        if self._executor is None:
+            raise RuntimeError("the worker pool is closed")
+        with warnings.catch_warnings():
+            # Python >= 3.12 warns about fork() in a process with threads (a progress bar, a client): the
+            # workers only compute and return results, they take no lock those threads could hold.
+            warnings.simplefilter("ignore", DeprecationWarning)
+            future = self._executor.submit(_pool_call, fn, arg)
+        future.add_done_callback(functools.partial(_put_tagged, self.done, tag))
+        return future
+
+    def next_done(self) -> tuple[Any, Future[Any]]:
+        """The next finished task, waiting for it (waking up regularly so Ctrl-C is handled promptly)."""
+        while True:
+            try:
+                return self.done.get(timeout=_POLL_SECONDS)
+            except queue.Empty:
+                continue
+
+    def close(self) -> None:
+        """Wait for the workers to finish what they hold and exit."""
+        if self._executor is not None:
+            executor, self._executor = self._executor, None
+            executor.shutdown(wait=True)
+
+    def stop(self) -> None:
+        """Stop at once (on Ctrl-C or an error): cancel what has not started and end the workers."""
+        if self._executor is not None:
+            executor, self._executor = self._executor, None
+            _stop_pool(executor)
+
+    def __enter__(self) -> WorkerPool:
+        return self
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        if exc_type is None:
+            self.close()
+        else:
+            self.stop()
+
+
+def can_use_processes() -> bool:
+    """Whether worker processes (``fork``) can be used here: Linux only."""
+    return _can_fork()
+
+
+def _put_tagged(done: queue.SimpleQueue[tuple[Any, Future[Any]]], tag: Any, future: Future[Any]) -> None:
+    done.put((tag, future))

@@ -24,20 +24,32 @@ an override is recorded in every result line.
 Results are written progressively to ``RESULTS.partial`` (flushed after every trial) and renamed over
 ``RESULTS`` when complete; ``resume=True`` continues from the partial (or complete) file without re-grading
 the trials already in it.
+
+At scale (issue 16): the trials file is validated in a first pass that keeps only each trial's ids,
+generator and place in the file (:class:`TrialRef`), then read again chunk by chunk; only running tallies
+are kept, so memory is bounded by the chunk size, not the number of trials. With ``jobs > 1`` the
+rule-based graders grade whole chunks in one pool of worker processes started once per run
+(:class:`graderctl.runner.WorkerPool`), so their per-document indexes stay warm; lines are written in the
+trials' order, byte for byte what ``jobs = 1`` writes.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
+import secrets
+import shutil
+import stat
+import tempfile
 import tomllib
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, BinaryIO, NamedTuple, Protocol
 
 from graderctl.errors import (
     GraderRunError,
@@ -54,7 +66,7 @@ from graderctl.identity import (
     self_grading,
     split_identity,
 )
-from graderctl.models.base import Check
+from graderctl.models.base import Check, ModelIdentity
 from graderctl.models.calset import (
     Citation,
     ClaimSupportInput,
@@ -68,10 +80,18 @@ from graderctl.models.reports import CalibrationReport
 from graderctl.models.results import GradedResult
 from graderctl.models.trials import Trial, TrialCitation, TrialSource
 from graderctl.plugin import Corpus, Verdict
+from graderctl.runner import WorkerPool, can_use_processes, uses_processes
 from graderctl.services.running import DEFAULT_RUN, RunOptions, run_inputs, start_grader, verdict_cache
 from graderctl.store.problems import ProblemSink, note_duplicate_trial
 from graderctl.store.project import LoadedGrader, find_grader, grader_files, load_corpus, load_grader
-from graderctl.store.readers import display_path, read_jsonl_models, read_toml
+from graderctl.store.readers import (
+    display_path,
+    iter_jsonl_file_models,
+    open_binary,
+    paused_gc,
+    read_jsonl_models,
+    read_toml,
+)
 
 CHECK_ORDER = (Check.source_existence, Check.claim_support, Check.coverage)
 FAMILY_MAP_FILE = "model_families.toml"
@@ -314,14 +334,14 @@ def load_family_map(root: Path) -> FamilyMap:
     return fmap
 
 
-def _generator_ref(trial: Trial, fmap: FamilyMap) -> ModelRef | None:
+def _generator_ref(trial: TrialLike, fmap: FamilyMap) -> ModelRef | None:
     if trial.generator is None:
         return None
     return fmap.identify(trial.generator.model, trial.generator.provider)
 
 
 def find_self_grading(
-    graders: Sequence[LoadedGrader], trials: Sequence[Trial], fmap: FamilyMap
+    graders: Sequence[LoadedGrader], trials: Sequence[TrialLike], fmap: FamilyMap
 ) -> tuple[dict[str, list[tuple[SelfGradingMatch, list[str]]]], int]:
     """Per grader with a ``[judge]``: the generators it would judge that are itself or of its family, with the
     trials concerned; and the number of trials whose generator is unknown."""
@@ -395,7 +415,7 @@ def self_grading_evidence(
 
 def self_grading_guard(
     graders: Sequence[LoadedGrader],
-    trials: Sequence[Trial],
+    trials: Sequence[TrialLike],
     trust: dict[str, TrustInfo],
     root: Path,
     *,
@@ -758,6 +778,72 @@ def read_trials(path: Path, root: Path) -> list[Trial]:
     return [t for _, t in rows]
 
 
+class TrialLike(Protocol):
+    """What the checks before grading need of a trial (a :class:`Trial` or a :class:`TrialRef`)."""
+
+    @property
+    def task_id(self) -> str: ...
+
+    @property
+    def trial_id(self) -> str: ...
+
+    @property
+    def generator(self) -> ModelIdentity | None: ...
+
+
+class TrialRef(NamedTuple):
+    """One trial of a trials file, without its report: its ids and generator (for the checks before
+    grading) and where its line is in the file (``offset``, ``length`` in bytes), to read it again."""
+
+    task_id: str
+    trial_id: str
+    generator: ModelIdentity | None
+    offset: int
+    length: int
+
+
+def index_trials(path: Path, root: Path) -> tuple[list[TrialRef], BinaryIO]:
+    """Validate every trial of ``path`` (the same problems as :func:`read_trials`; exit 3 before anything is
+    graded) while reading the file as it goes, keeping only a :class:`TrialRef` per trial: memory does not
+    grow with the size of the reports. Returns the refs and the file, open, to read the trials again from
+    (a pipe or a device is first copied to an anonymous temporary file)."""
+    shown = display_path(path, root)
+    fh = open_binary(path, shown)
+    if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+        with fh:
+            copy: BinaryIO = tempfile.TemporaryFile(prefix="graderctl-trials-")  # noqa: SIM115 (kept open)
+            shutil.copyfileobj(fh, copy)
+        fh = copy
+    sink = ProblemSink()
+    seen: dict[tuple[str, str], int] = {}
+    refs: list[TrialRef] = []
+    generators: dict[str, ModelIdentity] = {}  # one object per distinct generator, shared by its trials
+    try:
+        with paused_gc():
+            for line, offset, length, trial in iter_jsonl_file_models(
+                path, Trial, shown=shown, sink=sink, fh=fh
+            ):
+                note_duplicate_trial(seen, trial.task_id, trial.trial_id, line, shown, sink)
+                generator = trial.generator
+                if generator is not None:
+                    generator = generators.setdefault(generator.model_dump_json(), generator)
+                refs.append(TrialRef(trial.task_id, trial.trial_id, generator, offset, length))
+        sink.raise_if_any(shown)
+    except BaseException:
+        fh.close()
+        raise
+    return refs, fh
+
+
+def read_chunk(fd: int, refs: Sequence[TrialRef]) -> list[bytes]:
+    """The lines of ``refs`` from the trials file open as ``fd``."""
+    return [os.pread(fd, ref.length, ref.offset) for ref in refs]
+
+
+def parse_trials(raws: Sequence[bytes]) -> list[Trial]:
+    return [Trial.model_validate_json(raw, strict=True) for raw in raws]
+
+
 def read_corpus(path: Path, root: Path) -> Corpus:
     shown = display_path(path, root)
     sink = ProblemSink()
@@ -810,7 +896,10 @@ class _Plan:
     graders: list[LoadedGrader]
     trust: dict[str, TrustInfo]
     require: list[str]
-    trials: list[Trial]
+    #: the trials to grade, in order (the trials file's, or the re-scored results')
+    trials: list[TrialRef]
+    #: the trials file, open (read again chunk by chunk while grading)
+    trials_fh: BinaryIO
     trials_file: str
     corpus: Corpus | None
     corpus_file: str | None
@@ -821,7 +910,9 @@ class _Plan:
     notes: list[str] = field(default_factory=list)
 
 
-def _plan(options: ScoreOptions, root: Path) -> _Plan:
+def _plan(options: ScoreOptions, root: Path, opened: list[BinaryIO]) -> _Plan:
+    """What to grade and how, after every check that can refuse (nothing is written before). Files it opens
+    go to ``opened`` (the caller closes them)."""
     notes: list[str] = []
     old_by_key: dict[tuple[str, str], dict[str, Any]] | None = None
     trials_path = options.trials
@@ -888,7 +979,8 @@ def _plan(options: ScoreOptions, root: Path) -> _Plan:
         require: list[str] = [c.value for c in CHECK_ORDER if c.value in options_require]
     else:
         require = configured
-    trials = read_trials(trials_path, root)
+    trials, trials_fh = index_trials(trials_path, root)
+    opened.append(trials_fh)
     if old_by_key is not None:
         by_key = {(t.task_id, t.trial_id): t for t in trials}
         missing = [k for k in old_by_key if k not in by_key]
@@ -942,6 +1034,7 @@ def _plan(options: ScoreOptions, root: Path) -> _Plan:
         trust=trust,
         require=require,
         trials=trials,
+        trials_fh=trials_fh,
         trials_file=recorded_path(trials_path, root),
         corpus=corpus,
         corpus_file=recorded_path(corpus_path, root) if corpus_path is not None else None,
@@ -1002,17 +1095,26 @@ def _result_line(
     return line
 
 
-def _grade_chunk(
+@dataclass
+class _Checks:
+    """The checks some graders gave a chunk of trials: per trial, the check results and the skipped checks;
+    per grader, the units sent to it and how many it erred on."""
+
+    checks: list[dict[str, dict[str, Any]]]
+    skipped: list[dict[str, Any]]
+    sent_errors: dict[str, list[int]]
+
+
+def _grade_checks(
     chunk: Sequence[Trial],
+    graders: Sequence[LoadedGrader],
     plan: _Plan,
     instances: dict[str, Any],
     caches: dict[str, Any],
-    options: ScoreOptions,
-    sent_errors: dict[str, list[int]],
-) -> list[dict[str, Any]]:
-    per_trial_checks: list[dict[str, dict[str, Any]]] = [{} for _ in chunk]
-    per_trial_skipped: list[dict[str, Any]] = [{} for _ in chunk]
-    for g in plan.graders:
+    run: RunOptions,
+) -> _Checks:
+    out = _Checks([{} for _ in chunk], [{} for _ in chunk], {g.ref: [0, 0] for g in graders})
+    for g in graders:
         check = g.spec.check
         built: list[list[Unit] | None] = [build_units(check, t, plan.corpus) for t in chunk]
         inputs: list[SampleInput] = []
@@ -1022,35 +1124,131 @@ def _grade_chunk(
                 if unit.input is not None:
                     inputs.append(unit.input)
                     where.append((ti, ui))
-        verdicts = (
-            run_inputs(instances[g.ref], inputs, options.run, cache=caches.get(g.ref)) if inputs else []
-        )
-        sent_errors[g.ref][0] += len(verdicts)
-        sent_errors[g.ref][1] += sum(1 for v in verdicts if v.is_error)
+        verdicts = run_inputs(instances[g.ref], inputs, run, cache=caches.get(g.ref)) if inputs else []
+        out.sent_errors[g.ref][0] += len(verdicts)
+        out.sent_errors[g.ref][1] += sum(1 for v in verdicts if v.is_error)
         slots: list[list[Verdict | None]] = [[None] * len(units or []) for units in built]
         for (ti, ui), verdict in zip(where, verdicts, strict=True):
             slots[ti][ui] = verdict
         for ti, units in enumerate(built):
             if units is None:
-                per_trial_skipped[ti][check.value] = {
+                out.skipped[ti][check.value] = {
                     "grader": g.ref,
                     "fingerprint": g.fingerprint,
                     "why": "the task has no nuggets",
                 }
                 continue
-            per_trial_checks[ti][check.value] = check_result(
+            out.checks[ti][check.value] = check_result(
                 check, g, chunk[ti], units, slots[ti], plan.trust[g.ref]
             )
-    return [
-        _result_line(trial, plan, per_trial_checks[i], per_trial_skipped[i]) for i, trial in enumerate(chunk)
-    ]
+    return out
 
 
-def _resume_state(
-    options: ScoreOptions, plan: _Plan, root: Path
-) -> tuple[set[tuple[str, str]], list[dict[str, Any]], Path | None]:
-    """The trials already graded (from the partial or the complete output), their lines, and the file they
-    came from."""
+def _failed_checks(chunk: Sequence[Trial], graders: Sequence[LoadedGrader], plan: _Plan, why: str) -> _Checks:
+    """The checks of ``graders`` when their worker process failed: an error for every unit that would have
+    been graded, never a decision."""
+    out = _Checks([{} for _ in chunk], [{} for _ in chunk], {g.ref: [0, 0] for g in graders})
+    for g in graders:
+        check = g.spec.check
+        for ti, trial in enumerate(chunk):
+            units = build_units(check, trial, plan.corpus)
+            if units is None:
+                out.skipped[ti][check.value] = {
+                    "grader": g.ref,
+                    "fingerprint": g.fingerprint,
+                    "why": "the task has no nuggets",
+                }
+                continue
+            verdicts = [Verdict.failed(why) if u.input is not None else None for u in units]
+            sent = sum(1 for u in units if u.input is not None)
+            out.sent_errors[g.ref][0] += sent
+            out.sent_errors[g.ref][1] += sent
+            out.checks[ti][check.value] = check_result(check, g, trial, units, verdicts, plan.trust[g.ref])
+    return out
+
+
+def _grade_chunk(
+    chunk: Sequence[Trial],
+    plan: _Plan,
+    instances: dict[str, Any],
+    caches: dict[str, Any],
+    options: ScoreOptions,
+    sent_errors: dict[str, list[int]],
+    graded: _Checks | None = None,
+) -> list[dict[str, Any]]:
+    """The result lines of a chunk of trials: graded here by every grader of ``instances``, merged with the
+    checks ``graded`` elsewhere (a worker process) by the others."""
+    local = _grade_checks(
+        chunk, [g for g in plan.graders if g.ref in instances], plan, instances, caches, options.run
+    )
+    parts = [local] if graded is None else [local, graded]
+    lines: list[dict[str, Any]] = []
+    for ti, trial in enumerate(chunk):
+        checks: dict[str, dict[str, Any]] = {}
+        skipped: dict[str, Any] = {}
+        for g in plan.graders:  # in the plan's order, as if one process had graded them all
+            name = g.spec.check.value
+            for part in parts:
+                if name in part.checks[ti]:
+                    checks[name] = part.checks[ti][name]
+                if name in part.skipped[ti]:
+                    skipped[name] = part.skipped[ti][name]
+        lines.append(_result_line(trial, plan, checks, skipped))
+    for part in parts:
+        for ref, (sent, erred) in part.sent_errors.items():
+            sent_errors[ref][0] += sent
+            sent_errors[ref][1] += erred
+    return lines
+
+
+@dataclass
+class _WorkerState:
+    """What a worker process grades with (it reaches the worker through ``fork``, once per run)."""
+
+    plan: _Plan
+    graders: list[LoadedGrader]
+    instances: dict[str, Any]
+    run: RunOptions
+
+
+def _worker_grade(state: _WorkerState, raws: list[bytes]) -> _Checks:
+    """In a worker process: the checks of the worker's graders on a chunk of trials (their JSON lines)."""
+    return _grade_checks(parse_trials(raws), state.graders, state.plan, state.instances, {}, state.run)
+
+
+def _resume_refusal(
+    line: dict[str, Any], key: tuple[str, Any], current: dict[str, str], require: list[str], shown: str
+) -> UsageError | None:
+    """Why a line of the file being resumed cannot be kept: graded by other graders or under another rule."""
+    for check, fp in current.items():
+        value = (line.get("checks") or {}).get(check) or (line.get("skipped_checks") or {}).get(check)
+        if value is not None and value.get("fingerprint") != fp:
+            return UsageError(
+                f"cannot resume {shown}: its trial {key[0]}/{key[1]} was graded for {check} by "
+                f"{value.get('grader')} ({str(value.get('fingerprint'))[:19]}…), not by the grader "
+                "configured now; resume with the same graders, or start over"
+            )
+    rule = line.get("rule") or {}
+    if rule.get("require") not in (None, require):
+        return UsageError(
+            f"cannot resume {shown}: it was graded under the rule {rule}, not require {require}"
+        )
+    return None
+
+
+@dataclass
+class _Resumed:
+    """The trials already graded (from the partial or the complete output) and the file they came from; their
+    lines are copied to ``kept`` (a temporary file beside the partial) and counted in ``outcome``."""
+
+    done: set[tuple[str, str]]
+    source: Path | None
+    kept: Path | None
+
+
+def _resume_state(options: ScoreOptions, plan: _Plan, root: Path, outcome: ScoreOutcome) -> _Resumed:
+    """Read the file to resume from line by line (never whole): check that it was graded by the graders and
+    under the rule configured now, copy the lines of wanted trials to a temporary file, and count them."""
     partial = partial_path(options.output)
     if not options.resume:
         if partial.exists():
@@ -1058,41 +1256,61 @@ def _resume_state(
                 f"{display_path(partial, root)} holds an interrupted run: add --resume to continue it, or "
                 "delete it to start over"
             )
-        return set(), [], None
+        return _Resumed(set(), None, None)
     source = partial if partial.exists() else options.output if options.output.exists() else None
     if source is None:
         plan.notes.append("--resume: nothing to resume, starting from the first trial")
-        return set(), [], None
-    lines, truncated = read_results_lines(source, root, tolerate_truncated_end=True)
-    if truncated:
-        plan.notes.append(
-            f"--resume: dropped a truncated last line of {display_path(source, root)} (that trial is graded "
-            "again)"
-        )
+        return _Resumed(set(), None, None)
+    shown = display_path(source, root)
     current = {g.spec.check.value: g.fingerprint for g in plan.graders}
     wanted = {(t.task_id, t.trial_id) for t in plan.trials}
     done: set[tuple[str, str]] = set()
-    kept: list[dict[str, Any]] = []
-    for line in lines:
-        key = (line["task_id"], line.get("trial_id"))
-        for check, fp in current.items():
-            value = (line.get("checks") or {}).get(check) or (line.get("skipped_checks") or {}).get(check)
-            if value is not None and value.get("fingerprint") != fp:
-                raise UsageError(
-                    f"cannot resume {display_path(source, root)}: its trial {key[0]}/{key[1]} was graded for "
-                    f"{check} by {value.get('grader')} ({str(value.get('fingerprint'))[:19]}…), not by the "
-                    "grader configured now; resume with the same graders, or start over"
-                )
-        rule = line.get("rule") or {}
-        if rule.get("require") not in (None, plan.require):
-            raise UsageError(
-                f"cannot resume {display_path(source, root)}: it was graded under the rule {rule}, not "
-                f"require {plan.require}"
-            )
-        if key in wanted and key not in done:
-            done.add(key)
-            kept.append(line)
-    return done, kept, source
+    problems: list[Problem] = []
+    refusal: UsageError | None = None
+    truncated = False
+    partial.parent.mkdir(parents=True, exist_ok=True)
+    kept = partial.with_name(f".{partial.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    fd = os.open(kept, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the user's umask applies
+    try:
+        with os.fdopen(fd, "wb") as out, open_binary(source, shown) as fh:
+            for number, raw in enumerate(fh, start=1):
+                if not raw.strip():
+                    continue
+                try:
+                    line = json.loads(raw)
+                except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                    if not raw.endswith(b"\n"):  # the last line, cut short by a crash: graded again
+                        truncated = True
+                        break
+                    problems.append(Problem(file=shown, line=number, message=f"invalid JSON: {exc}"))
+                    continue
+                if not isinstance(line, dict) or not isinstance(line.get("task_id"), str):
+                    problems.append(
+                        Problem(
+                            file=shown, line=number, message="not a result line", expected="a graded trial"
+                        )
+                    )
+                    continue
+                if problems or refusal is not None:
+                    continue  # only looking for problems now (a bad line is reported before a refusal)
+                key = (line["task_id"], line.get("trial_id"))
+                refusal = _resume_refusal(line, key, current, plan.require, shown)
+                if refusal is not None:
+                    continue
+                if key in wanted and key not in done:
+                    done.add(key)
+                    out.write(raw.rstrip(b"\r\n") + b"\n")
+                    _tally(outcome, (line,))
+        if problems:
+            raise InvalidInputError(f"{shown}: cannot continue from this file", problems)
+        if refusal is not None:
+            raise refusal
+    except BaseException:
+        kept.unlink(missing_ok=True)
+        raise
+    if truncated:
+        plan.notes.append(f"--resume: dropped a truncated last line of {shown} (that trial is graded again)")
+    return _Resumed(done, source, kept)
 
 
 def score_trials(
@@ -1104,13 +1322,50 @@ def score_trials(
 ) -> ScoreOutcome:
     """Grade the trials and write the results file. Raises :class:`RefusedError` (trust gate, self-grading),
     :class:`UsageError`, :class:`InvalidInputError`; ``KeyboardInterrupt`` leaves ``RESULTS.partial`` for
-    ``resume``."""
-    plan = _plan(options, root)
+    ``resume``.
+
+    The trials are validated first (read as the file goes, keeping only their ids), then read again and
+    graded in chunks of ``chunk_trials``; each chunk's lines are written (and counted) as soon as it is
+    graded, so memory does not grow with the number of trials. With ``jobs > 1``, rule-based graders grade
+    whole chunks in worker processes started once for the run (their indexes stay warm), several chunks at
+    a time, and the lines are written in the trials' order."""
+    opened: list[BinaryIO] = []
+    try:
+        return _score(options, root, progress, on_plan, opened)
+    finally:
+        for fh in opened:
+            fh.close()
+
+
+def _score(
+    options: ScoreOptions,
+    root: Path,
+    progress: TrialProgress | None,
+    on_plan: Callable[[list[str]], None] | None,
+    opened: list[BinaryIO],
+) -> ScoreOutcome:
+    plan = _plan(options, root, opened)
     if on_plan is not None:
         on_plan(plan.notes)
-    done, kept, source = _resume_state(options, plan, root)
-    todo = [t for t in plan.trials if (t.task_id, t.trial_id) not in done]
     outcome = ScoreOutcome(output=display_path(options.output, root))
+    resumed = _resume_state(options, plan, root, outcome)
+    try:
+        return _run(options, root, progress, plan, outcome, resumed)
+    finally:
+        if resumed.kept is not None:
+            resumed.kept.unlink(missing_ok=True)
+
+
+def _run(
+    options: ScoreOptions,
+    root: Path,
+    progress: TrialProgress | None,
+    plan: _Plan,
+    outcome: ScoreOutcome,
+    resumed: _Resumed,
+) -> ScoreOutcome:
+    done, source = resumed.done, resumed.source
+    todo = [t for t in plan.trials if (t.task_id, t.trial_id) not in done]
     outcome.rule = {"require": plan.require, "combine": "all"}
     outcome.graders = [
         {
@@ -1127,10 +1382,8 @@ def score_trials(
     outcome.self_grading = plan.self_grading
     outcome.resumed = len(done)
     partial = partial_path(options.output)
-    all_lines: list[dict[str, Any]] = list(kept)
     if not todo and source == options.output:
         plan.notes.append("every trial is already graded: nothing to do")
-        _tally(outcome, all_lines)
         outcome.notes = plan.notes
         return outcome
 
@@ -1145,20 +1398,32 @@ def score_trials(
             if cache is not None:
                 caches[g.ref] = cache
         partial.parent.mkdir(parents=True, exist_ok=True)
-        with _open_partial(partial, kept, rewrite=source is not None) as fh:
+        if resumed.kept is not None:
+            os.replace(resumed.kept, partial)
+            resumed.kept = None
+            fh: IO[str] = partial.open("a", encoding="utf-8", newline="\n")
+        else:
+            fh = partial.open("w", encoding="utf-8", newline="\n")
+        with fh:
             total = len(plan.trials)
             finished = len(done)
             if progress is not None:
                 progress(finished, total)
             step = max(1, options.chunk_trials or CHUNK_TRIALS)
-            for start in range(0, len(todo), step):
-                chunk = todo[start : start + step]
-                for line in _grade_chunk(chunk, plan, instances, caches, options, sent_errors):
+            chunks = [todo[start : start + step] for start in range(0, len(todo), step)]
+            pooled = _pooled_graders(plan, instances, options)
+            results = (
+                _grade_in_pool(chunks, pooled, plan, instances, caches, options, sent_errors)
+                if pooled
+                else _grade_here(chunks, plan, instances, caches, options, sent_errors)
+            )
+            for lines in results:
+                for line in lines:
                     fh.write(json.dumps(line, ensure_ascii=False, allow_nan=False) + "\n")
                     fh.flush()
-                    all_lines.append(line)
-                finished += len(chunk)
-                outcome.graded_now += len(chunk)
+                    _tally(outcome, (line,))
+                finished += len(lines)
+                outcome.graded_now += len(lines)
                 if progress is not None:
                     progress(finished, total)
             fh.flush()
@@ -1168,7 +1433,6 @@ def score_trials(
             with contextlib.suppress(Exception):
                 instance.close()
     os.replace(partial, options.output)
-    _tally(outcome, all_lines)
     outcome.notes = plan.notes
     dead = [ref for ref, (sent, erred) in sent_errors.items() if sent > 0 and erred == sent]
     if dead:
@@ -1177,6 +1441,80 @@ def score_trials(
             "trials it decides have success null"
         )
     return outcome
+
+
+def _pooled_graders(plan: _Plan, instances: dict[str, Any], options: ScoreOptions) -> list[LoadedGrader]:
+    """The graders that grade in worker processes: with ``jobs > 1``, the rule-based ones (see
+    :func:`graderctl.runner.uses_processes`); the others (model judges, programs) grade in threads here."""
+    if options.run.jobs < 2 or not can_use_processes():
+        return []
+    return [g for g in plan.graders if uses_processes(instances[g.ref])]
+
+
+def _grade_here(
+    chunks: Sequence[Sequence[TrialRef]],
+    plan: _Plan,
+    instances: dict[str, Any],
+    caches: dict[str, Any],
+    options: ScoreOptions,
+    sent_errors: dict[str, list[int]],
+) -> Iterator[list[dict[str, Any]]]:
+    fd = plan.trials_fh.fileno()
+    for refs in chunks:
+        chunk = parse_trials(read_chunk(fd, refs))
+        yield _grade_chunk(chunk, plan, instances, caches, options, sent_errors)
+
+
+def _grade_in_pool(
+    chunks: Sequence[Sequence[TrialRef]],
+    pooled: list[LoadedGrader],
+    plan: _Plan,
+    instances: dict[str, Any],
+    caches: dict[str, Any],
+    options: ScoreOptions,
+    sent_errors: dict[str, list[int]],
+) -> Iterator[list[dict[str, Any]]]:
+    """Chunks graded by ``pooled`` in one pool of worker processes for the whole run, ``2 × jobs`` chunks in
+    flight; the other graders grade each chunk here when its workers' part is back. Yields the chunks' lines
+    in order."""
+    if not chunks:
+        return
+    fd = plan.trials_fh.fileno()
+    here = {ref: inst for ref, inst in instances.items() if ref not in {g.ref for g in pooled}}
+    state = _WorkerState(
+        plan=plan,
+        graders=pooled,
+        instances={g.ref: instances[g.ref] for g in pooled},
+        run=dataclasses.replace(options.run, jobs=1),
+    )
+    window = 2 * options.run.jobs
+    raws: dict[int, list[bytes]] = {}
+    back: dict[int, _Checks | BaseException] = {}
+    with WorkerPool(min(options.run.jobs, len(chunks)), state) as pool:
+        submitted = 0
+        for index in range(len(chunks)):
+            while submitted < len(chunks) and submitted < index + window:
+                raws[submitted] = read_chunk(fd, chunks[submitted])
+                pool.submit(_worker_grade, raws[submitted], tag=submitted)
+                submitted += 1
+            while index not in back:
+                tag, future = pool.next_done()
+                exc = future.exception()
+                back[tag] = exc if exc is not None else future.result()
+            got = back.pop(index)
+            chunk = parse_trials(raws.pop(index))
+            if isinstance(got, Exception):
+                # A worker died (BrokenProcessPool) or its result could not be sent back: an error for each
+                # unit it held, never a decision.
+                got = _failed_checks(chunk, pooled, plan, f"the grading process failed: {_describe(got)}")
+            elif isinstance(got, BaseException):
+                raise got
+            yield _grade_chunk(chunk, plan, here, caches, options, sent_errors, graded=got)
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def _tally(outcome: ScoreOutcome, lines: Iterable[dict[str, Any]]) -> None:
@@ -1194,18 +1532,3 @@ def _tally(outcome: ScoreOutcome, lines: Iterable[dict[str, Any]]) -> None:
                 outcome.failures_by_check[check] = outcome.failures_by_check.get(check, 0) + 1
             if value.get("errors"):
                 outcome.errors_by_check[check] = outcome.errors_by_check.get(check, 0) + int(value["errors"])
-
-
-@contextlib.contextmanager
-def _open_partial(path: Path, kept: Sequence[dict[str, Any]], *, rewrite: bool) -> Iterator[IO[str]]:
-    """The partial results file, opened for appending: with the lines kept from a resumed file rewritten first
-    (dropping a truncated end), else empty."""
-    if rewrite:
-        from graderctl.store.atomic import atomic_write_text
-
-        atomic_write_text(path, "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in kept))
-        fh: IO[str] = path.open("a", encoding="utf-8", newline="\n")
-    else:
-        fh = path.open("w", encoding="utf-8", newline="\n")
-    with fh:
-        yield fh

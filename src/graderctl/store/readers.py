@@ -15,11 +15,12 @@ import datetime as _dt
 import gc
 import json
 import math
+import os
 import re
 import tomllib
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, BinaryIO, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -321,6 +322,99 @@ def iter_jsonl_models(
             continue
         first = False
         yield number, item
+
+
+def open_binary(path: Path, shown: str) -> BinaryIO:
+    """``path`` opened for reading bytes; the same :class:`InvalidInputError` as :func:`read_bytes` when it
+    cannot be."""
+    try:
+        return path.open("rb")
+    except OSError:
+        read_bytes(path, shown)  # raises the InvalidInputError that says why
+        raise
+
+
+def iter_file_lines(
+    path: Path, shown: str, sink: ProblemSink, *, fh: BinaryIO | None = None
+) -> Iterator[tuple[int, int, bytes, bool]]:
+    """Like :func:`iter_json_lines`, but reading the file as it goes (memory bounded by the longest line):
+    yields ``(line_number, offset, raw_line, last_open)`` for non-blank lines, where ``offset`` is the byte
+    offset of ``raw_line`` in the file (``os.pread(fd, len(raw_line), offset)`` reads it again) and
+    ``last_open`` says the line is the file's last one and has no line end. Reads ``fh`` (from its start)
+    when given, else opens ``path``."""
+    own = fh is None
+    if fh is None:
+        fh = open_binary(path, shown)
+    else:
+        fh.seek(0)
+    seen = False
+    with fh if own else contextlib.nullcontext(fh):
+        offset = 0
+        for number, line in enumerate(_read_lines(fh, path, shown), start=1):
+            start = offset
+            offset += len(line)
+            raw = line
+            if number == 1 and raw.startswith(BOM):
+                raw = raw[len(BOM) :]
+                start += len(BOM)
+            is_open = not raw.endswith(b"\n")
+            if not is_open:
+                raw = raw[:-1]
+            if raw.endswith(b"\r"):
+                raw = raw[:-1]
+            if raw.strip():
+                seen = True
+                yield number, start, raw, is_open
+    if not seen:
+        sink.add(_empty_file(shown))
+
+
+def _whole(path: Path, shown: str, fh: BinaryIO | None) -> bytes:
+    if fh is None:
+        return read_bytes(path, shown)
+    return os.pread(fh.fileno(), os.fstat(fh.fileno()).st_size, 0)
+
+
+def _read_lines(fh: Any, path: Path, shown: str) -> Iterator[bytes]:
+    try:
+        yield from fh
+    except OSError as exc:
+        raise InvalidInputError(
+            f"{shown}: unreadable",
+            [
+                Problem(
+                    file=shown, message=f"cannot read the file: {exc.strerror}", fix="check its permissions"
+                )
+            ],
+        ) from None
+
+
+def iter_jsonl_file_models(
+    path: Path,
+    model: type[M],
+    *,
+    shown: str,
+    sink: ProblemSink,
+    strict: bool = True,
+    fh: BinaryIO | None = None,
+) -> Iterator[tuple[int, int, int, M]]:
+    """:func:`iter_jsonl_models` reading the file as it goes (the same problems, memory bounded by the
+    longest line): yields ``(line, offset, length, model)`` for each valid line, where ``offset`` and
+    ``length`` locate the line's bytes in the file."""
+    first = True
+    for number, offset, raw, last_open in iter_file_lines(path, shown, sink, fh=fh):
+        if (b"NaN" in raw or b"Infinity" in raw) and _non_finite_json(raw, number, shown, sink):
+            continue
+        try:
+            item = model.model_validate_json(raw, strict=strict)
+        except ValidationError as exc:
+            if first and _one_document(exc, raw, _whole(path, shown, fh), number, shown, sink):
+                return
+            first = False
+            _problems_of_line(exc, raw, number, shown, sink, model, last=last_open)
+            continue
+        first = False
+        yield number, offset, len(raw), item
 
 
 def read_jsonl_models(
