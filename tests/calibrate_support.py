@@ -12,13 +12,13 @@ import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from graderctl.models.base import Check
 from graderctl.models.calset import SampleInput, SourceExistenceInput
-from graderctl.plugin import GraderKind, Verdict, register
+from graderctl.plugin import BandParams, GraderKind, Verdict, decide, register
 
 
 def directive(inp: SampleInput) -> str:
@@ -108,7 +108,38 @@ class Costly(Scripted):
         ]
 
 
-KINDS: list[type[GraderKind]] = [AcceptAll, Scripted, RaiseAlways, Costly]
+class _ScoredParams(BandParams):
+    model_config = ConfigDict(extra="forbid")
+    threshold: float = Field(default=0.5, ge=0, le=1)
+
+
+class Scored(GraderKind):
+    """A score-based kind: the score is in the citation title (``score=0.73``, maybe followed by a blank and
+    anything; ``error`` gives an error);
+    accepts at or above ``threshold`` (or the band of ``accept_at_or_above`` / ``reject_below``)."""
+
+    name = "test_scored"
+    checks = frozenset({Check.source_existence})
+    Params = _ScoredParams
+    #: every input graded, for tests that check what a command read
+    seen: ClassVar[list[str]] = []
+
+    def grade_batch(self, inputs: Sequence[SampleInput]) -> list[Verdict]:
+        assert isinstance(self.params, _ScoredParams)
+        reject_below, accept_at = self.params.band(self.params.threshold)
+        out: list[Verdict] = []
+        for inp in inputs:
+            what = directive(inp)
+            Scored.seen.append(what)
+            if what == "error":
+                out.append(Verdict.failed("no score"))
+                continue
+            score = float(what.split()[0].partition("=")[2])
+            out.append(Verdict.by_band(decide(score, reject_below, accept_at), f"score {score}", score=score))
+        return out
+
+
+KINDS: list[type[GraderKind]] = [AcceptAll, Scripted, RaiseAlways, Costly, Scored]
 
 
 def register_test_kinds() -> None:

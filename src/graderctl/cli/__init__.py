@@ -45,7 +45,19 @@ def _root(
 
 
 def _register() -> None:
-    from graderctl.cli import calibrate, compare, list_, metrics, probe, report, schema, score, sets, validate
+    from graderctl.cli import (
+        calibrate,
+        compare,
+        list_,
+        metrics,
+        probe,
+        report,
+        schema,
+        score,
+        sets,
+        tune,
+        validate,
+    )
 
     app.command("validate")(validate.validate)
     app.command("list")(list_.list_)
@@ -54,6 +66,7 @@ def _register() -> None:
     app.command("score")(score.score)
     app.command("metrics")(metrics.metrics)
     app.command("probe")(probe.probe)
+    app.command("tune")(tune.tune)
     app.command("schema")(schema.schema)
     app.command("report")(report.report)
     app.add_typer(sets.app, name="sets")

@@ -39,6 +39,11 @@ class Format(StrEnum):
     html = "html"
 
 
+class SplitChoice(StrEnum):
+    tune = "tune"
+    certify = "certify"
+
+
 def calibrate(
     ref: Annotated[
         str | None, typer.Argument(help="Grader: name@version, or name for the newest version.")
@@ -78,6 +83,14 @@ def calibrate(
             "--repeats", min=1, help="Grade every sample R times and report the grader's self-consistency."
         ),
     ] = 1,
+    split: Annotated[
+        SplitChoice | None,
+        typer.Option(
+            "--split",
+            help="Only this split of the set (certify: the verdict on a tuned version; recorded in "
+            "reports/<set>/ledger.jsonl). Report: reports/<set>/<name>@<version>.<split>.json.",
+        ),
+    ] = None,
 ) -> None:
     """Run a grader over labelled sets, measure its error rates, write the report and decide trust.
 
@@ -99,6 +112,10 @@ def calibrate(
         raise UsageError("--repeats cannot be combined with --check")
     if check and (fmt is Format.html or html_file(output)):
         raise UsageError("--check prints whether reports are current: use --format text or json with it")
+    if split is not None and (check or all_):
+        raise UsageError(
+            "--split cannot be combined with --check or --all (they use the shipped whole-set reports)"
+        )
 
     from graderctl.services.running import RunOptions
 
@@ -126,6 +143,7 @@ def calibrate(
                 write=not no_write,
                 options=options,
                 repeats=repeats,
+                split=split.value if split is not None else None,
             )
     finally:
         gc.unfreeze()  # matters only when the command runs inside a longer-lived process (tests, notebooks)
@@ -176,6 +194,7 @@ def _run(
     write: bool,
     options: RunOptions,
     repeats: int,
+    split: str | None = None,
 ) -> int:
     from graderctl.cli._progress import progress_bar, progress_enabled
     from graderctl.services.calibrate import CalibrationStatus, calibrate, check_pair, status_of
@@ -184,6 +203,10 @@ def _run(
 
     for grader, cal_set in pairs:  # every pair is checked before anything runs
         check_pair(grader, cal_set)
+        if split is not None:
+            from graderctl.services.splits import Split, subset
+
+            subset(cal_set, Split(split))  # a set without that split is an error before anything runs
     show_progress = progress_enabled(machine_output=fmt is Format.json, quiet=quiet)
     reports: list[CalibrationReport] = []
     failures: list[dict[str, str]] = []
@@ -203,6 +226,7 @@ def _run(
                     write=write,
                     repeats=repeats,
                     written=paths,
+                    split=split,
                 )
         except KeyboardInterrupt:
             done = f"; the {written} report(s) before it were written" if written else ""
@@ -227,7 +251,9 @@ def _run(
             for warning in report.warnings:
                 _state.err(f"warning: {label}: {warning}")
             if write:
-                json_path, md_path = report_paths(root, cal_set.name, grader.spec.name, grader.spec.version)
+                json_path, md_path = report_paths(
+                    root, cal_set.name, grader.spec.name, grader.spec.version, split
+                )
                 if paths:
                     _state.err("wrote " + " and ".join(display_path(p, root) for p in paths))
                 else:

@@ -45,6 +45,9 @@ class SetInfo(OpenModel):
     n_good: int
     n_bad: int
     path: str | None = None
+    #: ``calibrate --split``: which split of the set the report covers, and that split's fingerprint.
+    split: str | None = Field(default=None, exclude_if=_unset)
+    split_fingerprint: str | None = Field(default=None, exclude_if=_unset)
 
 
 class SampleOutcome(OpenModel):
@@ -133,4 +136,6 @@ class CalibrationReport(OpenModel):
     coverage: CoverageEstimate | None = Field(default=None, exclude_if=_unset)
     #: ``calibrate --split tune|certify``: the samples of that split only (absent: the whole set).
     split: str | None = Field(default=None, exclude_if=_unset)
+    #: On a certify split: how many looks the set's ledger records at this split (and versions judged).
+    ledger: dict[str, Any] | None = Field(default=None, exclude_if=_unset)
     samples: list[SampleOutcome]

@@ -87,6 +87,7 @@ def calibrate(
     write: bool = True,
     repeats: int = 1,
     written: list[Path] | None = None,
+    split: str | None = None,
 ) -> CalibrationReport:
     """Grade every sample of ``cal_set`` with ``grader`` and build its calibration report; unless ``write`` is
     false, write ``reports/<set>/<name>@<version>.json`` and ``.md`` atomically (both or neither).
@@ -100,7 +101,17 @@ def calibrate(
     :mod:`graderctl.services.repeats`); the rates are those of the first run. A report whose findings equal
     the one on disk is not rewritten (its ``created_at`` is kept); the paths written are appended to
     ``written``.
+
+    With ``split`` (``"tune"`` or ``"certify"``) only that split of the set is graded and the report goes to
+    ``reports/<set>/<name>@<version>.<split>.json``. Every calibration on a certify split is recorded in the
+    set's ledger (``reports/<set>/ledger.jsonl``, even without ``write``: a look is a look), and the report
+    warns when the certify split has already judged several versions of the grader.
     """
+    whole = cal_set
+    if split is not None:
+        from graderctl.services.splits import Split, subset
+
+        cal_set = subset(whole, Split(split))
     check_pair(grader, cal_set)
     if repeats != 1:
         from graderctl.services.repeats import check_repeats
@@ -125,6 +136,8 @@ def calibrate(
         from graderctl.services.repeats import summarize_repeats
 
         report.repeats = summarize_repeats(cal_set.samples, runs)
+    if split is not None:
+        _mark_split(report, whole, split, root=root)
     if write:
         from graderctl.render.markdown import render_markdown
         from graderctl.store.reports import keep_unchanged_report, write_report
@@ -134,6 +147,77 @@ def calibrate(
         if written is not None:
             written.extend(paths)
     return report
+
+
+#: A certify split that has judged this many versions of one grader gives an optimistic estimate for the
+#: best of them (choosing among versions on the same samples): calibrate warns.
+MANY_LOOKS = 3
+
+
+def _mark_split(report: CalibrationReport, whole: LoadedSet, split: str, *, root: Path) -> None:
+    """Record which split the report covers; for the certify split, append the look to the ledger and warn
+    when the split has already been used to choose among several versions of the grader."""
+    from graderctl.models.tuning import LedgerEntry
+    from graderctl.services.splits import Split, split_fingerprint
+    from graderctl.stats import clopper_pearson_upper
+    from graderctl.store.ledger import append_ledger, read_ledger
+
+    report.split = split
+    fingerprint = split_fingerprint(whole, Split(split))
+    report.calibration_set.split = split
+    report.calibration_set.split_fingerprint = fingerprint
+    if split != Split.certify:
+        return
+    earlier = [e for e in read_ledger(root, whole.name) if e.split_fingerprint == fingerprint]
+    entry = LedgerEntry(
+        at=report.created_at or now_rfc3339(),
+        grader=f"{report.grader.name}@{report.grader.version}",
+        fingerprint=report.grader.fingerprint,
+        set=whole.name,
+        set_fingerprint=whole.fingerprint,
+        split_fingerprint=fingerprint,
+        n=len(report.samples),
+        trusted=report.trusted,
+        false_accept_rate_upper_95=report.false_accept_rate.upper_95,
+        false_reject_rate_upper_95=report.false_reject_rate.upper_95,
+        coverage=report.coverage.value if report.coverage is not None else None,
+    )
+    append_ledger(root, entry)
+    looks = [*earlier, entry]
+    same_grader = [e for e in looks if e.grader.partition("@")[0] == report.grader.name]
+    versions = sorted({e.grader for e in same_grader}, key=lambda r: int(r.partition("@")[2] or 0))
+    k = len({e.fingerprint for e in same_grader})
+    ledger: dict[str, Any] = {
+        "looks": len(looks),
+        "looks_by_this_grader": len(same_grader),
+        "versions": versions,
+        "distinct_fingerprints": k,
+    }
+    if k >= MANY_LOOKS:
+        # the best of k looks: a Bonferroni bound at 95% over k comparisons says how optimistic it can be
+        far, frr = report.false_accept_rate, report.false_reject_rate
+        adjusted = {
+            "confidence": 1 - 0.05 / k,
+            FAR: _quiet(lambda: clopper_pearson_upper(far.count, far.n, confidence=1 - 0.05 / k))
+            if far.n
+            else None,
+            FRR: _quiet(lambda: clopper_pearson_upper(frr.count, frr.n, confidence=1 - 0.05 / k))
+            if frr.n
+            else None,
+        }
+        ledger["adjusted_upper_95"] = adjusted
+        report.warnings.append(
+            f"the certify split of {whole.name!r} ({len(report.samples)} samples) has now judged "
+            f"{k} versions of {report.grader.name} ({', '.join(versions)}): choosing among them on the "
+            "same samples makes this estimate optimistic (Bonferroni-adjusted upper bounds: false accept "
+            f"{_fmt_bound(adjusted[FAR])}, false reject {_fmt_bound(adjusted[FRR])}); "
+            "the fix is new certify samples"
+        )
+    report.ledger = ledger
+
+
+def _fmt_bound(value: Any) -> str:
+    return "undefined" if value is None else f"{value:.4f}"
 
 
 def check_pair(grader: LoadedGrader, cal_set: LoadedSet) -> None:

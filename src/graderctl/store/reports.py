@@ -27,10 +27,14 @@ from graderctl.store.readers import display_path, read_bytes
 _REPORT_FILE = re.compile(r"^(?P<name>[a-z0-9][a-z0-9._-]*)@(?P<version>\d+)\.json$")
 
 
-def report_paths(root: Path, set_name: str, grader_name: str, version: int) -> tuple[Path, Path]:
-    """Where the report of ``grader_name@version`` on ``set_name`` lives: ``(json, markdown)``."""
-    base = root / REPORTS_DIR / set_name / f"{grader_name}@{version}"
-    return base.with_suffix(".json"), base.with_suffix(".md")
+def report_paths(
+    root: Path, set_name: str, grader_name: str, version: int, split: str | None = None
+) -> tuple[Path, Path]:
+    """Where the report of ``grader_name@version`` on ``set_name`` lives: ``(json, markdown)``; a report on
+    one split of the set (``calibrate --split certify``) is ``<name>@<version>.<split>.json``."""
+    stem = f"{grader_name}@{version}" + (f".{split}" if split else "")
+    base = root / REPORTS_DIR / set_name / stem
+    return Path(f"{base}.json"), Path(f"{base}.md")
 
 
 def report_json_chunks(report: CalibrationReport) -> Iterator[str]:
@@ -130,7 +134,9 @@ def keep_unchanged_report(root: Path, report: CalibrationReport) -> bool:
     """When the report on disk found what ``report`` found (see :func:`_same_findings`), give ``report`` its
     ``graderctl_version``, ``created_at`` and ``environment`` and return ``True``: the JSON document is then
     left as it is (timestamps alone are not a change)."""
-    json_path, _ = report_paths(root, report.calibration_set.name, report.grader.name, report.grader.version)
+    json_path, _ = report_paths(
+        root, report.calibration_set.name, report.grader.name, report.grader.version, report.split
+    )
     old = _same_findings(json_path, report)
     if old is None:
         return False
@@ -146,7 +152,7 @@ def write_report(
     alone when ``keep_json`` (:func:`keep_unchanged_report` said it holds the same findings), the Markdown
     when it is already the same. Return the paths written (none when both were current)."""
     json_path, md_path = report_paths(
-        root, report.calibration_set.name, report.grader.name, report.grader.version
+        root, report.calibration_set.name, report.grader.name, report.grader.version, report.split
     )
     files: dict[Path, str | Iterable[str]] = {}
     if not keep_json or not json_path.is_file():

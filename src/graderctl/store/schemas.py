@@ -26,6 +26,7 @@ from graderctl.models.grader import GraderSpec
 from graderctl.models.reports import CalibrationReport
 from graderctl.models.results import GradedResult
 from graderctl.models.trials import Trial
+from graderctl.models.tuning import LedgerEntry, TuneResult
 from graderctl.store.atomic import atomic_write_many
 
 JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -63,6 +64,15 @@ SCHEMAS: dict[str, tuple[type[BaseModel], str]] = {
         ComparisonReport,
         "The JSON comparison report written by `graderctl compare` (CONTRACT.md §6), "
         "reports/comparisons/<old>--<new>.json.",
+    ),
+    "tune-result": (
+        TuneResult,
+        "The JSON document `graderctl tune --format json` prints: the trade-off on the tune split, the "
+        "chosen operating point and the new version written.",
+    ),
+    "certify-ledger-entry": (
+        LedgerEntry,
+        "One line of reports/<set>/ledger.jsonl: a calibration of a grader version on a certify split.",
     ),
 }
 

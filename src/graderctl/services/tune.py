@@ -1,0 +1,509 @@
+"""``tune``: choose a grader's operating point on the tune split of a set and write it as a new version.
+
+1. Only the set's tune samples are graded (:mod:`graderctl.services.splits` assigns samples by ``id``,
+   ``group`` and ``split`` alone: a certify sample's input and label are never read).
+2. Each verdict's tuning score (the kind's ``decision_score``, else ``score``) is the number its decision
+   compares with the swept parameter: accepted at threshold ``t`` exactly when it is at least ``t``.
+   scikit-learn's ``roc_curve`` gives the false-accept / false-reject counts at every threshold
+   (:mod:`graderctl.stats.operating`).
+3. The operating point meets the limits (the set's policy, or ``--target``) when the one-sided 95% upper
+   bounds of both rates are within them, exactly as ``calibrate`` decides trust (with groups, the larger of
+   the binomial and the cluster-bootstrap bound). Among those that do, the lowest false-reject count wins
+   (ties: the higher threshold). With ``band`` an abstention band is chosen instead: the widest decided share
+   whose rates on decided samples meet the limits (and ``min_coverage``, if the policy asks for one).
+4. The point is written as ``graders/<name>/v<N+1>.toml`` (never over a released version), its description
+   saying how it was chosen, and recorded in ``graders/graders.lock`` as ``validate --update-lock`` does.
+
+The verdict on the new version is ``graderctl calibrate NEW --set SET --split certify``.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from graderctl.errors import InvalidInputError, Problem
+from graderctl.models.base import Label
+from graderctl.models.calset import Sample
+from graderctl.models.reports import GraderInfo
+from graderctl.models.tuning import OperatingPointInfo, TuneLimits, TuneResult, WrittenVersion
+from graderctl.plugin import Verdict
+from graderctl.runner import ProgressCallback
+from graderctl.services.calibrate import check_pair, grade_set, json_safe, now_rfc3339, rate_estimate
+from graderctl.services.running import DEFAULT_RUN, RunOptions
+from graderctl.services.splits import Split, count_splits, split_fingerprint, subset
+from graderctl.store.project import LoadedGrader, LoadedSet
+
+#: How many preferred candidates are re-checked with the cluster bootstrap when samples carry groups.
+CLUSTER_CHECKS = 25
+
+
+def _problem(grader: LoadedGrader, message: str, fix: str, **kw: Any) -> InvalidInputError:
+    return InvalidInputError(
+        f"{grader.ref}: {message}", [Problem(file=grader.shown, message=message, fix=fix, **kw)]
+    )
+
+
+def param_range(grader: LoadedGrader, param: str) -> tuple[float, float]:
+    """The bounds a kind's params model puts on ``param`` (default [0, 1]). Raises when the kind has no
+    such parameter."""
+    import annotated_types
+
+    fields = grader.kind.Params.model_fields
+    if param not in fields:
+        known = ", ".join(sorted(fields)) or "none"
+        raise _problem(
+            grader,
+            f"kind {grader.spec.kind!r} has no parameter {param!r} to tune",
+            f"pass --param with one of its parameters ({known}); the kind's score is compared with it",
+            pointer=f"/params/{param}",
+        )
+    low, high = 0.0, 1.0
+    for meta in fields[param].metadata:
+        if isinstance(meta, annotated_types.Ge | annotated_types.Gt):
+            low = float(meta.ge if isinstance(meta, annotated_types.Ge) else meta.gt)  # type: ignore[arg-type]
+        if isinstance(meta, annotated_types.Le | annotated_types.Lt):
+            high = float(meta.le if isinstance(meta, annotated_types.Le) else meta.lt)  # type: ignore[arg-type]
+    return low, high
+
+
+def _current_value(grader: LoadedGrader, param: str) -> float | None:
+    value = getattr(grader.params, param, None)
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _current_band(grader: LoadedGrader, param: str) -> tuple[float, float] | None:
+    """The grader's current rule as (reject_below, accept_at_or_above)."""
+    threshold = _current_value(grader, param)
+    if threshold is None:
+        return None
+    band = getattr(grader.params, "band", None)
+    if param == "threshold" and callable(band):
+        reject, accept = band(threshold)
+        return float(reject), float(accept)
+    return threshold, threshold
+
+
+def _scores(
+    grader: LoadedGrader, samples: Sequence[Sample], verdicts: Sequence[Verdict]
+) -> tuple[list[float], list[bool], list[str | None], int]:
+    scores: list[float] = []
+    good: list[bool] = []
+    groups: list[str | None] = []
+    errors = 0
+    missing = 0
+    for sample, verdict in zip(samples, verdicts, strict=True):
+        if verdict.is_error:
+            errors += 1
+            continue
+        value = verdict.tuning_score
+        if value is None or (isinstance(value, float) and (math.isnan(value) or value == math.inf)):
+            missing += 1
+            continue
+        scores.append(float(value))
+        good.append(sample.label == Label.good)
+        groups.append(sample.group)
+    if missing:
+        raise _problem(
+            grader,
+            f"{missing} of its verdicts on the tune split carry no score, so there is no threshold to sweep",
+            "tune graders whose kind gives every verdict a score (decision_score or score), such as "
+            "claim_support and coverage",
+        )
+    return scores, good, groups, errors
+
+
+def _info(
+    point: Any, *, meets: bool | None = None, excess: dict[str, float] | None = None
+) -> OperatingPointInfo:
+    return OperatingPointInfo(**point.as_dict(), meets=meets, excess=excess or {})
+
+
+def _excess(info: OperatingPointInfo, limits: TuneLimits) -> dict[str, float]:
+    out: dict[str, float] = {}
+    far, frr = info.false_accept_rate_upper_95, info.false_reject_rate_upper_95
+    if far is None or far > limits.max_false_accept_rate:
+        out["false_accept_rate"] = math.inf if far is None else far - limits.max_false_accept_rate
+    if frr is None or frr > limits.max_false_reject_rate:
+        out["false_reject_rate"] = math.inf if frr is None else frr - limits.max_false_reject_rate
+    cov = info.coverage_lower_95
+    if limits.min_coverage is not None and (cov is None or cov < limits.min_coverage):
+        out["coverage"] = math.inf if cov is None else limits.min_coverage - cov
+    return {k: (round(v, 6) if math.isfinite(v) else 1.0) for k, v in out.items()}
+
+
+def _clustered_ok(
+    scores: Sequence[float],
+    good: Sequence[bool],
+    groups: Sequence[str | None],
+    reject_below: float,
+    accept_at: float,
+    limits: TuneLimits,
+) -> tuple[bool, dict[str, float | None]]:
+    """Whether a point also meets the limits with the bound ``calibrate`` uses for grouped samples (the
+    larger of the binomial and the cluster-bootstrap bound), over decided samples."""
+    far_events: list[bool] = []
+    far_groups: list[str | None] = []
+    frr_events: list[bool] = []
+    frr_groups: list[str | None] = []
+    for s, g, grp in zip(scores, good, groups, strict=True):
+        if reject_below <= s < accept_at:
+            continue
+        accepted = s >= accept_at
+        if g:
+            frr_events.append(not accepted)
+            frr_groups.append(grp)
+        else:
+            far_events.append(accepted)
+            far_groups.append(grp)
+    _, far_bound, _ = rate_estimate(far_events, far_groups)
+    _, frr_bound, _ = rate_estimate(frr_events, frr_groups)
+    ok = (
+        far_bound is not None
+        and far_bound <= limits.max_false_accept_rate
+        and frr_bound is not None
+        and frr_bound <= limits.max_false_reject_rate
+    )
+    return ok, {"false_accept_rate_upper_95": far_bound, "false_reject_rate_upper_95": frr_bound}
+
+
+def _written_value(value: float, below: float | None) -> float:
+    """``value`` (an observed score, the most conservative threshold giving its decisions) rounded down to
+    six decimals when that keeps every decision (no observed score in between), else as it is."""
+    rounded = math.floor(value * 1e6) / 1e6
+    return rounded if below is None or rounded > below else value
+
+
+def tune(
+    grader: LoadedGrader,
+    cal_set: LoadedSet,
+    *,
+    root: Path,
+    param: str = "threshold",
+    target: dict[str, float] | None = None,
+    band: bool = False,
+    write: bool = True,
+    update_lock: bool = True,
+    options: RunOptions = DEFAULT_RUN,
+    progress: ProgressCallback | None = None,
+    command: str | None = None,
+) -> TuneResult:
+    """Choose an operating point on the tune split of ``cal_set`` and (unless ``write`` is false, or no
+    point meets the limits) write it as a new version of ``grader``. ``target`` overrides the policy's
+    limits (keys ``far``, ``frr``, ``coverage``). Raises :class:`InvalidInputError` for a set without tune
+    samples, a kind without the parameter or without scores, and :class:`GraderRunError` when the grader
+    cannot run."""
+    from graderctl import __version__
+    from graderctl.stats.operating import choose_band, choose_threshold, point, sweep, table_rows
+
+    check_pair(grader, cal_set)
+    low, high = param_range(grader, param)
+    if band:
+        fields = grader.kind.Params.model_fields
+        if param != "threshold" or not {"accept_at_or_above", "reject_below"} <= set(fields):
+            raise _problem(
+                grader,
+                f"kind {grader.spec.kind!r} has no abstention band around {param!r}",
+                "leave out --band, or tune a kind with accept_at_or_above / reject_below params "
+                "(claim_support, coverage)",
+            )
+    policy = cal_set.manifest.policy
+    limits = TuneLimits(
+        max_false_accept_rate=(target or {}).get("far", policy.max_false_accept_rate),
+        max_false_reject_rate=(target or {}).get("frr", policy.max_false_reject_rate),
+        min_coverage=(target or {}).get("coverage", policy.min_coverage),
+        source="target" if target else "policy",
+    )
+    counts = count_splits(cal_set)  # reads id, group and split only
+    tune_set = subset(cal_set, Split.tune)
+    notes: list[str] = []
+    if counts["certify"] == 0:
+        notes.append(
+            f"set {cal_set.name!r} has no certify split: the new version's verdict needs held-out samples "
+            "(`calibrate --split certify`)"
+        )
+    verdicts = grade_set(grader, tune_set, root=root, options=options, progress=progress)
+    scores, good, groups, errors = _scores(grader, tune_set.samples, verdicts)
+    if errors:
+        notes.append(
+            f"the grader erred on {errors} of {len(verdicts)} tune samples; they are left out of the sweep "
+            "(a threshold cannot fix errors)"
+        )
+    n_good = sum(good)
+    if n_good == 0 or n_good == len(good):
+        raise InvalidInputError(
+            f"the tune split of {cal_set.name!r} needs known-good and known-bad samples",
+            [
+                Problem(
+                    file=tune_set.shown,
+                    message="a trade-off needs both labels on the tune split",
+                    got=f"{n_good} good, {len(good) - n_good} bad (graded without error)",
+                    fix="move samples of the missing label into the tune split",
+                )
+            ],
+        )
+    sw = sweep(scores, good)
+    has_groups = any(g is not None for g in groups)
+
+    current_rule = _current_band(grader, param)
+    current = (
+        _info(point(sw, *current_rule))
+        if current_rule is not None
+        else OperatingPointInfo(**point(sw, math.inf, math.inf).as_dict())
+    )
+    current.excess = _excess(current, limits)
+    current.meets = not current.excess
+    if current_rule is not None:
+        predicted = sum(
+            1
+            for v in verdicts
+            if not v.is_error
+            and v.tuning_score is not None
+            and (None if v.is_undecided else v.accepted) is not _decide(v.tuning_score, *current_rule)
+        )
+        if predicted:
+            notes.append(
+                f"the kind's scores do not explain {predicted} of its verdicts at the current {param}; the "
+                "sweep assumes accept exactly when the score reaches the threshold"
+            )
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        choice = choose_threshold(
+            sw, max_far=limits.max_false_accept_rate, max_frr=limits.max_false_reject_rate, low=low, high=high
+        )
+    rows = table_rows(choice, 15)
+    table = [_info(point(sw, float(choice.thresholds[i]), float(choice.thresholds[i]))) for i in rows]
+    for row in table:
+        row.excess = _excess(row, limits)
+        row.meets = not row.excess
+    curve = _curve(choice)
+
+    chosen: OperatingPointInfo | None = None
+    best: OperatingPointInfo | None = None
+    if band:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            bands = choose_band(
+                sw,
+                scores,
+                max_far=limits.max_false_accept_rate,
+                max_frr=limits.max_false_reject_rate,
+                min_coverage=limits.min_coverage,
+                low=low,
+                high=high,
+            )
+        for candidate in bands.preference[:CLUSTER_CHECKS] if has_groups else bands.preference[:1]:
+            info = _info(candidate)
+            if has_groups:
+                ok, bounds = _clustered_ok(
+                    scores, good, groups, candidate.reject_below, candidate.accept_at_or_above, limits
+                )
+                info.clustered = bounds
+                if not ok:
+                    continue
+            chosen = info
+            break
+        if chosen is None:
+            best = _info(bands.best)
+    else:
+        for i in choice.preference[:CLUSTER_CHECKS] if has_groups else choice.preference[:1]:
+            t = float(choice.thresholds[i])
+            info = _info(point(sw, t, t))
+            if has_groups:
+                ok, bounds = _clustered_ok(scores, good, groups, t, t, limits)
+                info.clustered = bounds
+                if not ok:
+                    continue
+            chosen = info
+            break
+        if chosen is None:
+            t = float(choice.thresholds[choice.best])
+            best = _info(point(sw, t, t))
+    if chosen is not None:
+        chosen.meets, chosen.excess = True, {}
+    else:
+        assert best is not None
+        best.excess = _excess(best, limits)
+        if not best.excess and best.clustered is None and has_groups:
+            best.excess = {"clustered": 1.0}
+        best.meets = False
+        notes.append(
+            "no operating point meets the limits on the tune split; the closest one: "
+            + ", ".join(f"{k} over by {v:.4f}" for k, v in best.excess.items())
+        )
+
+    if chosen is not None:
+        ordered = sorted(set(scores))
+        chosen.reject_below = _written_value(chosen.reject_below, _below(ordered, chosen.reject_below))
+        chosen.accept_at_or_above = _written_value(
+            chosen.accept_at_or_above, _below(ordered, chosen.accept_at_or_above)
+        )
+        if chosen.reject_below > chosen.accept_at_or_above:  # rounding can only lower both; keep the order
+            chosen.reject_below = chosen.accept_at_or_above
+
+    spec = grader.spec
+    result = TuneResult(
+        graderctl_version=__version__,
+        created_at=now_rfc3339(),
+        grader=GraderInfo(
+            name=spec.name,
+            version=spec.version,
+            kind=spec.kind,
+            fingerprint=grader.fingerprint,
+            check=spec.check.value,
+            params=json_safe(spec.params),
+            path=grader.shown,
+        ),
+        calibration_set={
+            "name": cal_set.name,
+            "version": cal_set.manifest.version,
+            "fingerprint": cal_set.fingerprint,
+            "tune_fingerprint": split_fingerprint(tune_set, Split.tune),
+            "path": cal_set.shown,
+            "n_good": n_good,
+            "n_bad": len(good) - n_good,
+        },
+        param=param,
+        mode="band" if band else "threshold",
+        limits=limits,
+        n_tune=len(tune_set.samples),
+        n_certify=counts["certify"],
+        errors=errors,
+        current=current,
+        table=table,
+        curve=curve,
+        meets_limits=chosen is not None,
+        chosen=chosen,
+        best=best,
+        notes=notes,
+    )
+    if chosen is not None and write:
+        result.written = _write_version(
+            grader, result, chosen, root=root, command=command, update_lock=update_lock
+        )
+    return result
+
+
+def _decide(score: float, reject_below: float, accept_at: float) -> bool | None:
+    from graderctl.plugin import decide
+
+    return decide(score, reject_below, accept_at)
+
+
+def _below(ordered: list[float], value: float) -> float | None:
+    """The largest observed score below ``value`` (``None`` when there is none)."""
+    import bisect
+
+    i = bisect.bisect_left(ordered, value)
+    return ordered[i - 1] if i > 0 else None
+
+
+def _curve(choice: Any, limit: int = 200) -> list[dict[str, float | int | None]]:
+    import numpy as np
+
+    size = len(choice.thresholds)
+    idx = np.unique(np.linspace(0, size - 1, min(limit, size)).round().astype(int))
+    return [
+        {
+            "threshold": float(choice.thresholds[i]),
+            "false_accepts": int(choice.false_accepts[i]),
+            "false_rejects": int(choice.false_rejects[i]),
+            "false_accept_rate_upper_95": _num(choice.far_upper[i]),
+            "false_reject_rate_upper_95": _num(choice.frr_upper[i]),
+        }
+        for i in idx
+    ]
+
+
+def _num(value: Any) -> float | None:
+    v = float(value)
+    return v if math.isfinite(v) else None
+
+
+def _describe(result: TuneResult, chosen: OperatingPointInfo, command: str | None) -> str:
+    s = result.calibration_set
+    if result.mode == "band":
+        rule = (
+            f"accept at or above {chosen.accept_at_or_above:g}, reject below {chosen.reject_below:g}, "
+            "undecided in between"
+        )
+    else:
+        rule = f"{result.param} = {chosen.accept_at_or_above:g}"
+    lim = result.limits
+    limits = (
+        f"false accept <= {lim.max_false_accept_rate:g} and false reject <= {lim.max_false_reject_rate:g}"
+        + (f" and coverage >= {lim.min_coverage:g}" if lim.min_coverage is not None else "")
+        + f" (from the set's {'policy' if lim.source == 'policy' else 'tune target'}, one-sided 95% bounds)"
+    )
+    far = chosen.false_accept_rate_upper_95
+    frr = chosen.false_reject_rate_upper_95
+    measured = (
+        f"false accepts {chosen.false_accepts}/{chosen.bad_decided} (upper 95% "
+        f"{far if far is None else round(far, 4)}), "
+        f"false rejects {chosen.false_rejects}/{chosen.good_decided} "
+        f"(upper 95% {frr if frr is None else round(frr, 4)})"
+    )
+    if result.mode == "band":
+        measured += f", coverage {chosen.good_decided + chosen.bad_decided}/{result.n_tune - result.errors}"
+    how = f" ({command})" if command else ""
+    return (
+        f"Operating point chosen by graderctl tune{how} from {result.grader.name}@{result.grader.version} on "
+        f"the tune split of {s['name']} v{s['version']} ({s['n_good']} good, {s['n_bad']} bad; "
+        f"{result.n_certify} certify samples not read): {rule}, the lowest false reject rate meeting "
+        f"{limits}. On the tune samples: {measured}. Verdict: graderctl calibrate on the certify split."
+    )
+
+
+def _write_version(
+    grader: LoadedGrader,
+    result: TuneResult,
+    chosen: OperatingPointInfo,
+    *,
+    root: Path,
+    command: str | None,
+    update_lock: bool,
+) -> WrittenVersion:
+    from graderctl.store.lock import check_graders, read_lock_at
+    from graderctl.store.project import GRADERS_DIR, LOCK_NAME, load_grader
+    from graderctl.store.readers import display_path
+    from graderctl.store.versions import write_new_version
+
+    param = result.param
+    if result.mode == "band":
+        set_params: dict[str, Any] = {
+            "accept_at_or_above": chosen.accept_at_or_above,
+            "reject_below": chosen.reject_below,
+        }
+        drop: tuple[str, ...] = ()
+    else:
+        set_params = {param: chosen.accept_at_or_above}
+        # a plain threshold: a band of the old version would override it
+        drop = ("accept_at_or_above", "reject_below") if param == "threshold" else ()
+    note = _describe(result, chosen, command)
+    old = grader.spec.description.rstrip()
+    description = f"{old}\n\n{note}" if old else note
+    _, path = write_new_version(
+        grader.path, description=description, set_params=set_params, drop_params=drop, root=root
+    )
+    try:
+        new = load_grader(path, root=root)
+    except BaseException:
+        path.unlink(missing_ok=True)  # a definition that does not load is never left behind
+        raise
+    locked = False
+    folder = path.parent.parent
+    if update_lock and folder.name == GRADERS_DIR and (folder / LOCK_NAME).is_file():
+        lock = read_lock_at(folder / LOCK_NAME, root=root)
+        check = check_graders([new], lock, root=root, update=True)
+        locked = new.ref in check.added
+    return WrittenVersion(
+        ref=new.ref,
+        path=display_path(path, root),
+        fingerprint=new.fingerprint,
+        params={**{k: v for k, v in new.spec.params.items() if k in set_params}},
+        locked=locked,
+    )
