@@ -32,7 +32,7 @@ from graderctl.models.reports import GraderInfo
 from graderctl.models.tuning import OperatingPointInfo, TuneLimits, TuneResult, WrittenVersion
 from graderctl.plugin import Verdict
 from graderctl.runner import ProgressCallback
-from graderctl.services.calibrate import check_pair, grade_set, json_safe, now_rfc3339, rate_estimate
+from graderctl.services.calibrate import check_pair, grade_set, json_safe, now_rfc3339
 from graderctl.services.running import DEFAULT_RUN, RunOptions
 from graderctl.services.splits import Split, count_splits, split_fingerprint, subset
 from graderctl.store.project import LoadedGrader, LoadedSet
@@ -159,8 +159,8 @@ def _clustered_ok(
         else:
             far_events.append(accepted)
             far_groups.append(grp)
-    _, far_bound, _ = rate_estimate(far_events, far_groups)
-    _, frr_bound, _ = rate_estimate(frr_events, frr_groups)
+    far_bound = _decisive_bound(far_events, far_groups)
+    frr_bound = _decisive_bound(frr_events, frr_groups)
     ok = (
         far_bound is not None
         and far_bound <= limits.max_false_accept_rate
@@ -168,6 +168,21 @@ def _clustered_ok(
         and frr_bound <= limits.max_false_reject_rate
     )
     return ok, {"false_accept_rate_upper_95": far_bound, "false_reject_rate_upper_95": frr_bound}
+
+
+def _decisive_bound(events: list[bool], groups: list[str | None]) -> float | None:
+    """The bound the trust policy compares: the larger of the one-sided Clopper-Pearson and the
+    cluster-bootstrap upper bound (:class:`graderctl.trust_policy.RateEvidence`)."""
+    from graderctl.stats import UndefinedMetricWarning, cluster_bootstrap_rate
+    from graderctl.trust_policy import RateEvidence
+
+    if not events:
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        clustered = cluster_bootstrap_rate(events, groups)
+    evidence = RateEvidence(sum(events), len(events), len(events), clustered.upper_95)
+    return evidence.upper_bound()[0]
 
 
 def _written_value(value: float, below: float | None) -> float:
