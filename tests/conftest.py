@@ -37,3 +37,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def update_goldens(request: pytest.FixtureRequest) -> bool:
     """True under ``pytest --update-goldens``: tests then rewrite their golden files."""
     return bool(request.config.getoption("--update-goldens"))
+
+
+@pytest.fixture(scope="session")
+def inspect_logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    """Real Inspect AI logs (.eval and .json) of one task, 4 samples x 4 epochs, made once per test session
+    with inspect_ai's mockllm provider (see tests/support/inspect_eval.py)."""
+    pytest.importorskip(
+        "inspect_ai", reason="inspect-ai (graderctl[inspect], in the test extra) is not installed"
+    )
+    from tests.support.inspect_eval import make_logs
+
+    return make_logs(tmp_path_factory.mktemp("inspect-logs"))

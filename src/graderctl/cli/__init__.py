@@ -55,6 +55,7 @@ def _register() -> None:
         schema,
         score,
         sets,
+        trials,
         tune,
         validate,
     )
@@ -70,6 +71,7 @@ def _register() -> None:
     app.command("schema")(schema.schema)
     app.command("report")(report.report)
     app.add_typer(sets.app, name="sets")
+    app.add_typer(trials.app, name="trials")
 
 
 _register()

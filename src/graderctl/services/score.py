@@ -82,6 +82,7 @@ from graderctl.models.trials import Trial, TrialCitation, TrialSource
 from graderctl.plugin import Corpus, Verdict
 from graderctl.runner import WorkerPool, can_use_processes, uses_processes
 from graderctl.services.running import DEFAULT_RUN, RunOptions, run_inputs, start_grader, verdict_cache
+from graderctl.store.inspect_logs import looks_like_inspect_log
 from graderctl.store.problems import ProblemSink, note_duplicate_trial
 from graderctl.store.project import LoadedGrader, find_grader, grader_files, load_corpus, load_grader
 from graderctl.store.readers import (
@@ -979,7 +980,18 @@ def _plan(options: ScoreOptions, root: Path, opened: list[BinaryIO]) -> _Plan:
         require: list[str] = [c.value for c in CHECK_ORDER if c.value in options_require]
     else:
         require = configured
-    trials, trials_fh = index_trials(trials_path, root)
+    read_pages: list[CorpusDocument] | None = None
+    if looks_like_inspect_log(trials_path):  # an Inspect AI log: its samples, and the pages its agents read
+        from graderctl.services.trials_import import log_trials_file
+
+        converted, read_pages = log_trials_file(trials_path, root)
+        try:
+            trials, trials_fh = index_trials(converted, root)
+        finally:
+            converted.unlink()  # the open file stays readable
+        notes.append(f"{display_path(trials_path, root)} is an Inspect AI log: {len(trials)} trial(s)")
+    else:
+        trials, trials_fh = index_trials(trials_path, root)
     opened.append(trials_fh)
     if old_by_key is not None:
         by_key = {(t.task_id, t.trial_id): t for t in trials}
@@ -1005,6 +1017,12 @@ def _plan(options: ScoreOptions, root: Path, opened: list[BinaryIO]) -> _Plan:
             corpus_path = beside
             notes.append(f"using the corpus beside the trials: {display_path(beside, root)}")
     corpus = read_corpus(corpus_path, root) if corpus_path is not None else None
+    if read_pages:
+        ids = {d.id for d in corpus.documents} if corpus is not None else set()
+        corpus = Corpus(
+            [*(corpus.documents if corpus is not None else []), *(d for d in read_pages if d.id not in ids)]
+        )
+        notes.append(f"the {len(read_pages)} page(s) the agents read through tools are part of the corpus")
     if corpus is None and any(g.spec.check in (Check.source_existence, Check.claim_support) for g in graders):
         notes.append(
             "no corpus (--corpus PATH): citations and evidence can only be checked against text the agent "
