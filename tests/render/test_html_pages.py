@@ -142,3 +142,92 @@ def test_index_escapes_names(capsys: pytest.CaptureFixture[str], tmp_path: Path)
         assert XSS not in html
         parsed = parse(html)
         assert not any(tag == "img" for tag, _ in parsed.tags)
+
+
+def _metrics_args(results: Path) -> list[str]:
+    return ["metrics", str(results), "--k", "1,2,5", "--n-boot", "200"]
+
+
+def test_metrics_page_shows_every_number_of_the_json(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    results = tmp_path / "results.jsonl"
+    code, _, err = run(
+        capsys,
+        REPO,
+        "score",
+        str(REPO / "examples/research-agent/trials.jsonl"),
+        "--output",
+        str(results),
+        "--allow-untrusted",
+        "-q",
+    )
+    assert code == ExitCode.OK, err
+    code, out, err = run(capsys, REPO, *_metrics_args(results), "--format", "json")
+    assert code == ExitCode.OK, err
+    doc = json.loads(out)
+    page = tmp_path / "m.html"
+    code, out, err = run(capsys, REPO, *_metrics_args(results), "--output", str(page))
+    assert code == ExitCode.OK, err
+    assert not out.startswith("<!DOCTYPE")  # stdout keeps --format text
+    parsed = check_page(page.read_text(), doc)
+    shown = {f.pointer for f in parsed.figures}
+    for k in ("1", "2", "5"):
+        assert {
+            f"/pass_at_k/{k}",
+            f"/pass_hat_k/{k}",
+            f"/pass_at_k_ci/{k}/low",
+            f"/pass_hat_k_ci/{k}/high",
+        } <= shown
+    assert "/cost/cost_per_success/usd" in shown
+    assert parsed.svgs >= 3  # pass@k over k, categories, checks
+
+
+def test_metrics_page_escapes_and_points_into_odd_category_names(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    results = tmp_path / "results.jsonl"
+    lines = [
+        {"task_id": f"t{t}", "trial_id": f"t{t}-{i}", "success": (t + i) % 3 == 0, "category": XSS + "/a~b"}
+        for t in range(4)
+        for i in range(3)
+    ]
+    results.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    code, out, err = run(capsys, tmp_path, *_metrics_args(results)[:2], "--format", "json")
+    assert code == ExitCode.OK, err
+    doc = json.loads(out)
+    code, html, err = run(capsys, tmp_path, *_metrics_args(results)[:2], "--format", "html")
+    assert code == ExitCode.OK, err
+    assert XSS not in html
+    parsed = check_page(html, doc)
+    escaped = (XSS + "/a~b").replace("~", "~0").replace("/", "~1")
+    assert any(f.pointer.startswith(f"/categories/{escaped}/") for f in parsed.figures)
+
+
+def test_probe_page_shows_every_number_of_the_json(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    args = ["probe", "claim-support@1", "--probe", "length", "--probe", "order", "--no-write", "-q"]
+    code, out, err = run(capsys, REPO, *args, "--format", "json")
+    assert code in (ExitCode.OK, ExitCode.NEGATIVE_VERDICT), err
+    doc = json.loads(out)
+    page = tmp_path / "p.html"
+    code, _, err = run(capsys, REPO, *args, "--output", str(page))
+    parsed = check_page(page.read_text(), doc, skip=("/probes/0/samples", "/probes/1/samples"))
+    text = " ".join(parsed.text)
+    for probe in doc["probes"]:
+        assert probe["verdict"] in text
+        for s in probe["samples"]:
+            if s["flipped"]:
+                assert s["id"] in text
+    # saved probe reports render through `graderctl report` too
+    one = tmp_path / "one.json"
+    one.write_text(json.dumps(doc["probes"][0]))
+    site = tmp_path / "site"
+    code, out, err = run(capsys, REPO, "report", str(one), str(tmp_path / "all.json"), "--output", str(site))
+    assert code == ExitCode.INVALID_INPUT  # all.json does not exist: nothing written
+    (tmp_path / "all.json").write_text(json.dumps(doc))
+    code, out, err = run(capsys, REPO, "report", str(one), str(tmp_path / "all.json"), "--output", str(site))
+    assert code == ExitCode.OK, err
+    pages = sorted(p.name for p in site.glob("*.html"))
+    assert len(pages) == 3 and "index.html" in pages

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -24,6 +24,7 @@ class Format(StrEnum):
     text = "text"
     json = "json"
     md = "md"
+    html = "html"
 
 
 def metrics(
@@ -47,7 +48,11 @@ def metrics(
     ] = None,
     fmt: Annotated[Format, typer.Option("--format", help="Output format on stdout.")] = Format.text,
     output: Annotated[
-        Path | None, typer.Option("--output", help="Also write the rendering (in --format) to this file.")
+        Path | None,
+        typer.Option(
+            "--output",
+            help="Also write the rendering (in --format) to this file; a .html file gets the HTML page.",
+        ),
     ] = None,
     correct: Annotated[
         bool,
@@ -91,10 +96,19 @@ def metrics(
             _state.err(f"warning: {note}")
     elif fmt is Format.md:
         text = render_markdown(report.document)
+    elif fmt is Format.html:
+        text = _html(report.document)
     else:
         text = render_text(report.document)
     typer.echo(text, nl=False)
     if output is not None:
+        from graderctl.cli._options import html_file
         from graderctl.store.atomic import atomic_write_text
 
-        atomic_write_text(output, text)
+        atomic_write_text(output, _html(report.document) if html_file(output) else text)
+
+
+def _html(document: dict[str, Any]) -> str:
+    from graderctl.render.html import metrics_page
+
+    return "".join(metrics_page(document))

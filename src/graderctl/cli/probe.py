@@ -13,13 +13,17 @@ from __future__ import annotations
 
 import json
 from enum import StrEnum
-from typing import Annotated
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from graderctl.cli import _state
-from graderctl.cli._options import Jobs, NoCache, SampleBatchSize, SampleTimeout
+from graderctl.cli._options import Jobs, NoCache, SampleBatchSize, SampleTimeout, html_file
 from graderctl.errors import ExitCode, InvalidInputError, Problem, UsageError
+
+if TYPE_CHECKING:
+    from graderctl.services.probe import ProbeRun
 
 #: How each probe outcome is shown in the text output ("ok" only when the evidence rules a bias out).
 _STATUS = {"biased": "BIAS", "no_bias": "ok", "not_applicable": "n/a", "inconclusive": "inconclusive"}
@@ -29,6 +33,7 @@ class Format(StrEnum):
     text = "text"
     json = "json"
     md = "md"
+    html = "html"
 
 
 def probe(
@@ -52,6 +57,13 @@ def probe(
     ] = 0.05,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the transformations.")] = 20240601,
     fmt: Annotated[Format, typer.Option("--format", help="Output format on stdout.")] = Format.text,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output",
+            help="Also write the rendering (in --format) to this file; a .html file gets the HTML page.",
+        ),
+    ] = None,
     jobs: Jobs = 1,
     timeout: SampleTimeout = None,
     batch_size: SampleBatchSize = 64,
@@ -109,17 +121,31 @@ def probe(
             for r in results:
                 if r.json_path:
                     _state.err(f"wrote {r.json_path} and {r.md_path.rsplit('/', 1)[-1] if r.md_path else ''}")
-    if fmt is Format.json:
-        typer.echo(json.dumps(run.to_dict(), indent=2, ensure_ascii=False, allow_nan=False))
-    elif fmt is Format.md:
-        from graderctl.services.probe import render_markdown
+    text = _render(run, fmt)
+    typer.echo(text, nl=False)
+    if output is not None:
+        from graderctl.store.atomic import atomic_write_text
 
-        typer.echo("\n---\n\n".join(render_markdown(r.document) for r in run.results), nl=False)
-    else:
-        for r in run.results:
-            doc = r.document
-            status = _STATUS.get(r.outcome, "inconclusive")
-            verdict = doc.get("verdict", "")
-            typer.echo(f"{status:12}  {doc['probe']:6} {grader.ref} on {r.set_name}: {verdict}")
+        atomic_write_text(output, _render(run, Format.html) if html_file(output) else text)
     if run.biased:
         _state.exit_with(ExitCode.NEGATIVE_VERDICT)
+
+
+def _render(run: ProbeRun, fmt: Format) -> str:
+    if fmt is Format.json:
+        return json.dumps(run.to_dict(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    if fmt is Format.md:
+        from graderctl.services.probe import render_markdown
+
+        return "\n---\n\n".join(render_markdown(r.document) for r in run.results)
+    if fmt is Format.html:
+        from graderctl.render.html import probe_page
+
+        return "".join(probe_page(run.to_dict()))
+    lines = []
+    for r in run.results:
+        doc = r.document
+        status = _STATUS.get(r.outcome, "inconclusive")
+        verdict = doc.get("verdict", "")
+        lines.append(f"{status:12}  {doc['probe']:6} {run.grader} on {r.set_name}: {verdict}\n")
+    return "".join(lines)

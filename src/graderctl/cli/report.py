@@ -24,7 +24,7 @@ from graderctl.cli import _state
 from graderctl.errors import InvalidInputError, Problem, UsageError
 
 #: The report types a page can be rendered for.
-RENDERED = ("calibration", "calibration_batch", "comparison")
+RENDERED = ("calibration", "calibration_batch", "comparison", "metrics", "probe", "probes")
 
 
 class Format(StrEnum):
@@ -158,4 +158,8 @@ def _page(doc: dict[str, Any], shown: str) -> Iterable[str]:
             for i, r in enumerate(doc.get("reports") or [])
         ]
         return html.calibration_page(reports, [f for f in doc.get("failures") or [] if isinstance(f, dict)])
-    return html.comparison_page(comparison_from_document(doc, shown))
+    if kind == "comparison":
+        return html.comparison_page(comparison_from_document(doc, shown))
+    if kind == "metrics":
+        return html.metrics_page(doc)
+    return html.probe_page(doc)

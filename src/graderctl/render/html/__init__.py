@@ -3,5 +3,7 @@ charts drawn as inline SVG, printable. Every number is the JSON document's (see 
 
 from graderctl.render.html.calibration import calibration_page
 from graderctl.render.html.comparison import comparison_page
+from graderctl.render.html.metrics import metrics_page
+from graderctl.render.html.probe import probe_page
 
-__all__ = ["calibration_page", "comparison_page"]
+__all__ = ["calibration_page", "comparison_page", "metrics_page", "probe_page"]

@@ -87,20 +87,23 @@ class Page:
 
     def num(self, value: Any, ptr: str, kind: str = "auto", *, signed: bool = False) -> str:
         """A number of the document at ``ptr``, shown rounded. ``kind``: ``pct``, ``int``, ``float``, ``p``
-        (a p-value), ``usd``, ``auto`` (int or float by type). ``None`` is shown as ``undefined``."""
+        (a p-value), ``usd``, ``plain`` (as it is), ``auto`` (int or float by type; a seed as it is).
+        ``None`` is shown as ``undefined``."""
         self.shown.add(ptr)
         if value is None or (isinstance(value, float) and not math.isfinite(value)):
             return f'<data value="null" data-p="{esc(ptr)}">undefined</data>'
         if isinstance(value, bool):
             return f'<data value="{_raw(value)}" data-p="{esc(ptr)}">{"yes" if value else "no"}</data>'
         if kind == "auto":
-            kind = "int" if isinstance(value, int) else "float"
+            kind = "plain" if ptr.endswith("/seed") else "int" if isinstance(value, int) else "float"
         if kind == "pct":
             shown = fmt_pct(float(value))
         elif kind == "int" and isinstance(value, int):
             shown = fmt_int(value)
         elif kind == "p":
             shown = f"{float(value):.3g}"
+        elif kind == "plain":
+            shown = str(value)
         elif kind == "usd":
             shown = fmt_usd(float(value))
         else:

@@ -120,6 +120,8 @@ def interval_chart(
     upper_label: str = "one-sided upper 95% bound",
     interval_label: str = "95% interval",
     alt_label: str = "clustered interval",
+    limit_label: str = "policy limit",
+    limit_word: str = "limit",
 ) -> str:
     """Horizontal interval bars, one row each, with the policy limit (or an equivalence band) drawn in."""
     left, right, width = 230, 150, 900
@@ -226,9 +228,9 @@ def interval_chart(
         parts.append(
             f'<line x1="{_f(cx)}" x2="{_f(cx)}" y1="{ly - 12}" y2="{ly + 2}" stroke="{LIMIT}" '
             f'stroke-width="2.5" stroke-dasharray="5 3"/><text x="{_f(cx + 6)}" y="{ly}" fill="{LIMIT}">'
-            "policy limit</text>"
+            f"{esc(limit_label)}</text>"
         )
-        cx += 6 + _w("policy limit") + 16
+        cx += 6 + _w(limit_label) + 16
     if band is not None:
         parts.append(
             f'<rect x="{_f(cx)}" y="{ly - 11}" width="22" height="12" fill="#e3eef9" stroke="#1f5f99" '
