@@ -34,11 +34,11 @@ from graderctl.plugin import Verdict
 from graderctl.runner import ProgressCallback
 from graderctl.services.calibrate import check_pair, grade_set, json_safe, now_rfc3339
 from graderctl.services.running import DEFAULT_RUN, RunOptions
-from graderctl.services.splits import Split, count_splits, split_fingerprint, subset
+from graderctl.services.splits import Split, count_splits, subset
 from graderctl.store.project import LoadedGrader, LoadedSet
 
-#: How many preferred candidates are re-checked with the cluster bootstrap when samples carry groups.
-CLUSTER_CHECKS = 25
+#: At most this many candidates are re-checked with the cluster bootstrap when samples carry groups.
+CLUSTER_CHECKS = 24
 
 
 def _problem(grader: LoadedGrader, message: str, fix: str, **kw: Any) -> InvalidInputError:
@@ -168,6 +168,53 @@ def _clustered_ok(
         and frr_bound <= limits.max_false_reject_rate
     )
     return ok, {"false_accept_rate_upper_95": far_bound, "false_reject_rate_upper_95": frr_bound}
+
+
+def _first_passing(
+    rules: list[tuple[float, float]],
+    scores: Sequence[float],
+    good: Sequence[bool],
+    groups: Sequence[str | None],
+    limits: TuneLimits,
+    has_groups: bool,
+) -> tuple[int, dict[str, float | None] | None] | None:
+    """The first candidate rule (in order of preference) that meets the limits with the bound the trust
+    policy uses. Without groups that is the first one (the binomial bounds chose them). With groups, passing
+    is close to monotone along the preference (later candidates are more conservative): an exponential then
+    binary search with the cluster bootstrap finds the first passing one in a few checks (at most
+    ``CLUSTER_CHECKS``), and its bounds are returned."""
+    if not rules:
+        return None
+    if not has_groups:
+        return 0, None
+    memo: dict[int, tuple[bool, dict[str, float | None]]] = {}
+
+    def check(i: int) -> bool:
+        if i not in memo:
+            memo[i] = _clustered_ok(scores, good, groups, rules[i][0], rules[i][1], limits)
+        return memo[i][0]
+
+    if check(0):
+        return 0, memo[0][1]
+    failing, step, passing = 0, 1, None
+    while len(memo) < CLUSTER_CHECKS:
+        i = min(failing + step, len(rules) - 1)
+        if check(i):
+            passing = i
+            break
+        failing = i
+        if i == len(rules) - 1:
+            return None
+        step *= 2
+    if passing is None:
+        return None
+    while passing - failing > 1 and len(memo) < CLUSTER_CHECKS:
+        mid = (failing + passing) // 2
+        if check(mid):
+            passing = mid
+        else:
+            failing = mid
+    return passing, memo[passing][1]
 
 
 def _decisive_bound(events: list[bool], groups: list[str | None]) -> float | None:
@@ -311,31 +358,28 @@ def tune(
                 low=low,
                 high=high,
             )
-        for candidate in bands.preference[:CLUSTER_CHECKS] if has_groups else bands.preference[:1]:
-            info = _info(candidate)
-            if has_groups:
-                ok, bounds = _clustered_ok(
-                    scores, good, groups, candidate.reject_below, candidate.accept_at_or_above, limits
-                )
-                info.clustered = bounds
-                if not ok:
-                    continue
-            chosen = info
-            break
-        if chosen is None:
+        found = _first_passing(
+            [(p.reject_below, p.accept_at_or_above) for p in bands.preference],
+            scores,
+            good,
+            groups,
+            limits,
+            has_groups,
+        )
+        if found is not None:
+            i, bounds = found
+            chosen = _info(bands.preference[i])
+            chosen.clustered = bounds
+        else:
             best = _info(bands.best)
     else:
-        for i in choice.preference[:CLUSTER_CHECKS] if has_groups else choice.preference[:1]:
-            t = float(choice.thresholds[i])
-            info = _info(point(sw, t, t))
-            if has_groups:
-                ok, bounds = _clustered_ok(scores, good, groups, t, t, limits)
-                info.clustered = bounds
-                if not ok:
-                    continue
-            chosen = info
-            break
-        if chosen is None:
+        rules = [(float(choice.thresholds[i]),) * 2 for i in choice.preference]
+        found = _first_passing(rules, scores, good, groups, limits, has_groups)
+        if found is not None:
+            i, bounds = found
+            chosen = _info(point(sw, *rules[i]))
+            chosen.clustered = bounds
+        else:
             t = float(choice.thresholds[choice.best])
             best = _info(point(sw, t, t))
     if chosen is not None:
@@ -377,7 +421,6 @@ def tune(
             "name": cal_set.name,
             "version": cal_set.manifest.version,
             "fingerprint": cal_set.fingerprint,
-            "tune_fingerprint": split_fingerprint(tune_set, Split.tune),
             "path": cal_set.shown,
             "n_good": n_good,
             "n_bad": len(good) - n_good,

@@ -262,8 +262,9 @@ def choose_band(
 ) -> BandChoice:
     """The band ``[reject_below, accept_at_or_above)`` over a grid of candidate bounds (at most ``grid``
     quantiles of ``scores`` within ``[low, high]``) that meets ``max_far`` and ``max_frr`` on decided samples
-    (upper bounds) and ``min_coverage`` (lower bound), deciding the most samples; ties: the higher accept
-    bound, then fewer false accepts. When none meets, ``best`` minimises the larger excess."""
+    (upper bounds) and ``min_coverage`` (lower bound), deciding the most samples; ties: fewer false rejects,
+    then the higher accept bound, then fewer false accepts (with loose limits that is the plain threshold
+    with the lowest false-reject count: a band only when no threshold meets the limits). When none meets, ``best`` minimises the larger excess."""
     import numpy as np
 
     s = np.asarray(scores, dtype=float)
@@ -292,7 +293,7 @@ def choose_band(
     if min_coverage is not None:
         meets &= cov_low >= min_coverage
         excess = np.maximum(excess, min_coverage - cov_low)
-    order = np.lexsort((fa, -a, -decided))
+    order = np.lexsort((fa, -a, fr, -decided))
 
     def make(i: int) -> Point:
         return Point(
