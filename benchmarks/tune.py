@@ -102,7 +102,9 @@ def build(root: Path, n: int, group_size: int) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--n", type=int, default=111_112, help="samples in the set (9 in 10 are in the tune split)")
+    ap.add_argument(
+        "--n", type=int, default=111_112, help="samples in the set (9 in 10 are in the tune split)"
+    )
     ap.add_argument("--groups", type=int, default=4, help="samples per group")
     args = ap.parse_args()
     register(ScoreInTitle, origin="benchmarks/tune.py")
@@ -134,7 +136,8 @@ def main() -> None:
             point = (
                 "none meets the limits"
                 if chosen is None
-                else f"reject below {chosen.reject_below:.4f}, accept at or above {chosen.accept_at_or_above:.4f}"
+                else f"reject below {chosen.reject_below:.4f}, "
+                f"accept at or above {chosen.accept_at_or_above:.4f}"
                 f" (FAR {chosen.false_accepts}/{chosen.bad_decided}, FRR {chosen.false_rejects}/"
                 f"{chosen.good_decided}, {chosen.undecided} undecided)"
             )
@@ -160,8 +163,8 @@ def main() -> None:
         )
         wall, cpu = max(figures)
         print(
-            f"figure: tune over {n_tune:,} scored samples in {wall:.2f} s wall ({cpu:.2f} s CPU; slowest of the "
-            f"two runs; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)"
+            f"figure: tune over {n_tune:,} scored samples in {wall:.2f} s wall ({cpu:.2f} s CPU; "
+            f"slowest of the two runs; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)"
         )
 
 

@@ -264,7 +264,8 @@ def choose_band(
     quantiles of ``scores`` within ``[low, high]``) that meets ``max_far`` and ``max_frr`` on decided samples
     (upper bounds) and ``min_coverage`` (lower bound), deciding the most samples; ties: fewer false rejects,
     then the higher accept bound, then fewer false accepts (with loose limits that is the plain threshold
-    with the lowest false-reject count: a band only when no threshold meets the limits). When none meets, ``best`` minimises the larger excess."""
+    with the lowest false-reject count: a band only when no threshold meets the limits). When none meets,
+    ``best`` minimises the larger excess."""
     import numpy as np
 
     s = np.asarray(scores, dtype=float)
