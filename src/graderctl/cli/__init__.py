@@ -57,6 +57,7 @@ def _register() -> None:
         sets,
         trials,
         tune,
+        units,
         validate,
     )
 
@@ -65,6 +66,7 @@ def _register() -> None:
     app.command("calibrate")(calibrate.calibrate)
     app.command("compare")(compare.compare)
     app.command("score")(score.score)
+    app.command("units")(units.units)
     app.command("metrics")(metrics.metrics)
     app.command("probe")(probe.probe)
     app.command("tune")(tune.tune)

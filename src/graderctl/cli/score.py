@@ -203,6 +203,27 @@ def score(
             "  failures by check: "
             + ", ".join(f"{c} {n}" for c, n in sorted(outcome.failures_by_check.items()))
         )
+    if outcome.no_citations:
+        typer.echo(
+            "  no citations found (the check fails; a check that grades nothing never passes): "
+            + ", ".join(f"{c} {n} trial(s)" for c, n in sorted(outcome.no_citations.items()))
+        )
+    if outcome.citations_not_required:
+        typer.echo(
+            f"  {outcome.citations_not_required} trial(s) cite nothing but their task does not require "
+            "citations (task.requires_citations = false): their citation checks passed with 0 units"
+        )
+    if outcome.cited_claims or outcome.uncited_claims:
+        total = outcome.cited_claims + outcome.uncited_claims
+        typer.echo(
+            f"  citation coverage: {outcome.cited_claims}/{total} claims cite a source "
+            f"({outcome.uncited_claims} uncited)"
+            + (
+                f"; report text read by {outcome.parser['name']}@{outcome.parser['version']}"
+                if outcome.parser
+                else ""
+            )
+        )
     if outcome.errors_by_check:
         typer.echo(
             "  grader errors by check (units): "

@@ -28,6 +28,18 @@ class CheckResult(OpenModel):
     calibration: list[str] | None = None
     #: ``{"grader": "name@version", "fingerprint": "sha256:..."}``: what this check was re-scored from.
     rescored_from: dict[str, Any] | None = None
+    #: ``false`` when the check found no citation to grade and the task does not require citations
+    #: (``task.requires_citations = false``): it passed with 0 units. Absent otherwise.
+    citations_required: bool | None = None
+
+
+class ParserRecord(OpenModel):
+    """The report parser that read a trial's text into units: like a grader, a name, a version and a
+    ``sha256:`` fingerprint."""
+
+    name: str
+    version: int = Field(ge=1)
+    fingerprint: str
 
 
 class GradedResult(OpenModel):
@@ -43,6 +55,14 @@ class GradedResult(OpenModel):
     category: str | None = None
     reason: str | None = None
     extra: dict[str, Any] | None = None
+    #: What the units came from: ``text`` (parsed from ``report.text``), ``structured`` or ``empty``.
+    units_from: str | None = None
+    #: The report parser, for trials whose units were parsed from ``report.text``.
+    parser: ParserRecord | None = None
+    #: Claims that cite at least one source, and sentences (or structured claims) that state something and
+    #: cite nothing; citation coverage = cited / (cited + uncited).
+    cited_claims: int | None = Field(default=None, ge=0)
+    uncited_claims: int | None = Field(default=None, ge=0)
     # `graderctl score` also writes `rule`, `skipped_checks`, `untrusted`, `self_grading`, `generator`,
     # `trials_file`, `corpus_file` and `rescored` (see graderctl.services.score); they are kept as extra
     # fields (``model_extra``), where `compare --replay` reads them.

@@ -40,6 +40,10 @@ class TrialReport(StrictModel):
 class TrialTask(StrictModel):
     question: str = ""
     nuggets: list[Nugget] = Field(default_factory=list)
+    #: Whether the report must cite sources (default ``true``). When ``false``, a trial whose report cites
+    #: nothing passes source_existence and claim_support with 0 units (the result says so) instead of failing
+    #: them with ``no citations found``.
+    requires_citations: bool = True
 
 
 class Cost(OpenModel):

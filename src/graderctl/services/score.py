@@ -1,15 +1,12 @@
 """``graderctl score``: grade agent trials with trusted graders, one result line per trial (CONTRACT.md §5).
 
-Each trial's report is split into units:
-
-- ``source_existence``: one unit per citation (``citation:<claim>/<source>``): the cited source from
-  ``report.sources`` as a :class:`Citation` with the citation's quote. A citation of a source the report does
-  not list is a failed unit (a fabricated reference) and is not sent to the grader;
-- ``claim_support``: one unit per claim (``claim:<id>``) with the cited sources as evidence (the corpus
-  document they resolve to by URL or DOI, else the text the agent captured). A claim with no evidence that can
-  be checked fails, and the reason says why;
-- ``coverage``: one unit per trial, the whole report against the task's nuggets; the failed units are the
-  nuggets missed (``nugget:<n>``, numbered from 1). A task without nuggets skips coverage.
+Each trial's report is split into units by :mod:`graderctl.services.units` (structured ``claims``/``sources``
+when present, else what the report parser reads in ``report.text``): one unit per citation for
+``source_existence``, one per claim for ``claim_support``, the whole report against the task's nuggets for
+``coverage`` (the failed units are the nuggets missed, ``nugget:<n>``; a task without nuggets skips coverage).
+A citation check that finds no unit in a trial fails with ``no citations found`` unless the task sets
+``requires_citations = false``. Every line records what its units came from (``units_from``, and the
+``parser`` name, version and fingerprint for text) and counts ``cited_claims`` and ``uncited_claims``.
 
 A trial succeeds when every check of the rule (``--require``, default: every configured check) passes. A check
 fails when one unit fails; it is ``null`` when no unit failed but one could not be graded (a grader error). A
@@ -44,7 +41,6 @@ import shutil
 import stat
 import tempfile
 import tomllib
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from importlib.resources import files
@@ -67,21 +63,24 @@ from graderctl.identity import (
     split_identity,
 )
 from graderctl.models.base import Check, ModelIdentity
-from graderctl.models.calset import (
-    Citation,
-    ClaimSupportInput,
-    CorpusDocument,
-    CoverageInput,
-    Evidence,
-    SampleInput,
-    SourceExistenceInput,
-)
+from graderctl.models.calset import SampleInput
 from graderctl.models.reports import CalibrationReport
 from graderctl.models.results import GradedResult
-from graderctl.models.trials import Trial, TrialCitation, TrialSource
+from graderctl.models.trials import Trial
 from graderctl.plugin import Corpus, Verdict
 from graderctl.runner import WorkerPool, can_use_processes, uses_processes
 from graderctl.services.running import DEFAULT_RUN, RunOptions, run_inputs, start_grader, verdict_cache
+from graderctl.services.units import (
+    CITATION_CHECKS,
+    NO_CITATIONS,
+    ReportView,
+    Unit,
+    build_units,
+    citation_units,
+    claim_units,
+    coverage_unit,
+    report_view,
+)
 from graderctl.store.inspect_logs import looks_like_inspect_log
 from graderctl.store.problems import ProblemSink, note_duplicate_trial
 from graderctl.store.project import LoadedGrader, find_grader, grader_files, load_corpus, load_grader
@@ -144,6 +143,14 @@ class ScoreOutcome:
     notes: list[str] = field(default_factory=list)
     failures_by_check: dict[str, int] = field(default_factory=dict)
     errors_by_check: dict[str, int] = field(default_factory=dict)
+    #: Per citation check: trials in which it found nothing to grade and failed (``no citations found``).
+    no_citations: dict[str, int] = field(default_factory=dict)
+    #: Trials whose citation checks found nothing to grade but whose task does not require citations.
+    citations_not_required: int = 0
+    cited_claims: int = 0
+    uncited_claims: int = 0
+    #: The report parser, when any trial's units were parsed from its text.
+    parser: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -162,6 +169,11 @@ class ScoreOutcome:
             "self_grading": self.self_grading,
             "failures_by_check": self.failures_by_check,
             "errors_by_check": self.errors_by_check,
+            "no_citations": self.no_citations,
+            "citations_not_required": self.citations_not_required,
+            "cited_claims": self.cited_claims,
+            "uncited_claims": self.uncited_claims,
+            "parser": self.parser,
             "notes": self.notes,
         }
 
@@ -517,140 +529,19 @@ def self_grading_guard(
 
 
 # --- units ----------------------------------------------------------------------------------------
+# The one unit builder lives in graderctl.services.units (shared with `graderctl units` and compare --replay);
+# its names stay importable from here.
 
-
-@dataclass
-class Unit:
-    """One thing a grader judges. ``input`` is ``None`` for a unit that fails without grading (``failure``
-    says why)."""
-
-    id: str
-    input: SampleInput | None = None
-    failure: str | None = None
-
-
-def _source_key(source: TrialSource | TrialCitation) -> Citation | None:
-    if source.url or source.doi:
-        return Citation(url=source.url, doi=source.doi, title=source.title)
-    return None
-
-
-def citation_units(trial: Trial) -> list[Unit]:
-    sources = {s.id: s for s in trial.report.sources}
-    units: list[Unit] = []
-    used: Counter[str] = Counter()
-    for claim in trial.report.claims:
-        for index, cit in enumerate(claim.citations, start=1):
-            label = cit.source_id or f"#{index}"
-            uid = f"citation:{claim.id}/{label}"
-            used[uid] += 1
-            if used[uid] > 1:
-                uid += f"#{used[uid]}"
-            if cit.source_id is not None:
-                source = sources.get(cit.source_id)
-                if source is None:
-                    units.append(
-                        Unit(
-                            uid,
-                            failure=f"cites source {cit.source_id!r}, which is not in the report's sources "
-                            "(a fabricated reference)",
-                        )
-                    )
-                    continue
-                if source.url or source.doi:
-                    citation = Citation(url=source.url, doi=source.doi, title=source.title, quote=cit.quote)
-                else:
-                    citation = Citation(source_id=source.id, title=source.title, quote=cit.quote)
-            elif cit.url or cit.doi:
-                citation = Citation(url=cit.url, doi=cit.doi, title=cit.title, quote=cit.quote)
-            else:
-                units.append(Unit(uid, failure="the citation names no source (no source_id, url or doi)"))
-                continue
-            units.append(Unit(uid, input=SourceExistenceInput(citation=citation)))
-    return units
-
-
-def _corpus_document(source: TrialSource | TrialCitation, corpus: Corpus | None) -> CorpusDocument | None:
-    if corpus is None:
-        return None
-    doc = None
-    if source.doi:
-        doc = corpus.find_doi(source.doi)
-    if doc is None and source.url:
-        doc = corpus.find_url(source.url)
-    if doc is None and not (source.url or source.doi) and isinstance(source, TrialSource):
-        doc = corpus.get(source.id)
-    return doc
-
-
-def claim_units(trial: Trial, corpus: Corpus | None) -> list[Unit]:
-    sources = {s.id: s for s in trial.report.sources}
-    units: list[Unit] = []
-    for claim in trial.report.claims:
-        uid = f"claim:{claim.id}"
-        if not claim.citations:
-            units.append(Unit(uid, failure="the claim cites no source, so nothing supports it"))
-            continue
-        evidence: list[Evidence] = []
-        seen: set[str] = set()
-        unresolved: list[str] = []
-        for index, cit in enumerate(claim.citations, start=1):
-            target: TrialSource | TrialCitation | None
-            if cit.source_id is not None:
-                target = sources.get(cit.source_id)
-                name = cit.source_id
-                if target is None:
-                    unresolved.append(f"{name} (not in the report's sources)")
-                    continue
-            else:
-                target, name = cit, f"citation #{index}"
-            doc = _corpus_document(target, corpus)
-            if doc is not None:
-                if doc.id not in seen:
-                    seen.add(doc.id)
-                    evidence.append(Evidence(source_id=doc.id))
-                continue
-            text = target.text if isinstance(target, TrialSource) else None
-            if text and text.strip():
-                key = "text:" + text
-                if key not in seen:
-                    seen.add(key)
-                    evidence.append(Evidence(text=text))
-                continue
-            unresolved.append(
-                f"{name} ("
-                + ("no corpus given" if corpus is None else "not in the corpus")
-                + ", and the agent captured no text of it)"
-            )
-        if not evidence:
-            units.append(
-                Unit(uid, failure="no evidence to check the claim against: cites " + "; ".join(unresolved))
-            )
-            continue
-        units.append(Unit(uid, input=ClaimSupportInput(claim=claim.text, evidence=evidence)))
-    return units
-
-
-def coverage_unit(trial: Trial) -> Unit | None:
-    if not trial.task.nuggets:
-        return None
-    return Unit(
-        "report",
-        input=CoverageInput(
-            question=trial.task.question, nuggets=trial.task.nuggets, report=trial.report.text
-        ),
-    )
-
-
-def build_units(check: Check, trial: Trial, corpus: Corpus | None) -> list[Unit] | None:
-    """The units of one check for one trial; ``None`` when the check does not apply (coverage without
-    nuggets)."""
-    if check is Check.source_existence:
-        return citation_units(trial)
-    if check is Check.claim_support:
-        return claim_units(trial, corpus)
-    unit = coverage_unit(trial)
-    return None if unit is None else [unit]
+__all__ = [
+    "NO_CITATIONS",
+    "ReportView",
+    "Unit",
+    "build_units",
+    "citation_units",
+    "claim_units",
+    "coverage_unit",
+    "report_view",
+]
 
 
 # --- check results --------------------------------------------------------------------------------
@@ -694,6 +585,15 @@ def check_result(
     if check is Check.coverage:
         n_units = len(trial.task.nuggets)
     passed: bool | None = False if failed else (None if errors else True)
+    citations_waived = False
+    if n_units == 0 and check in CITATION_CHECKS:
+        # Nothing to grade is never a pass: only a task that does not require citations waives it.
+        if trial.task.requires_citations:
+            passed = False
+            reasons.append(NO_CITATIONS)
+        else:
+            citations_waived = True
+            reasons.append(f"{NO_CITATIONS}; not required by the task (task.requires_citations = false)")
     result: dict[str, Any] = {
         "passed": passed,
         "grader": grader.ref,
@@ -704,6 +604,8 @@ def check_result(
         "reasons": reasons,
         "trusted": trust.trusted,
     }
+    if citations_waived:
+        result["citations_required"] = False
     if trust.trusted:
         result["calibration"] = trust.reports
     else:
@@ -1068,6 +970,7 @@ def _result_line(
     plan: _Plan,
     checks: dict[str, dict[str, Any]],
     skipped: dict[str, Any],
+    view: ReportView | None = None,
 ) -> dict[str, Any]:
     old = plan.old.get((trial.task_id, trial.trial_id)) if plan.old is not None else None
     if old is not None:
@@ -1105,6 +1008,13 @@ def _result_line(
         line["stop_reason"] = trial.stop_reason
     if trial.cost is not None:
         line["cost"] = trial.cost.model_dump(exclude_none=True)
+    if view is not None:
+        # What the units were read from: the report parser (versioned, fingerprinted) or structured claims.
+        line["units_from"] = view.origin
+        if view.parser is not None:
+            line["parser"] = view.parser.to_dict()
+        line["cited_claims"] = view.cited_claims
+        line["uncited_claims"] = view.uncited_claims
     line["trials_file"] = plan.trials_file
     if plan.corpus_file is not None:
         line["corpus_file"] = plan.corpus_file
@@ -1130,11 +1040,16 @@ def _grade_checks(
     instances: dict[str, Any],
     caches: dict[str, Any],
     run: RunOptions,
+    views: Sequence[ReportView] | None = None,
 ) -> _Checks:
     out = _Checks([{} for _ in chunk], [{} for _ in chunk], {g.ref: [0, 0] for g in graders})
+    if views is None:
+        views = [report_view(t) for t in chunk]  # each report read (parsed) once for every check
     for g in graders:
         check = g.spec.check
-        built: list[list[Unit] | None] = [build_units(check, t, plan.corpus) for t in chunk]
+        built: list[list[Unit] | None] = [
+            build_units(check, t, plan.corpus, view) for t, view in zip(chunk, views, strict=True)
+        ]
         inputs: list[SampleInput] = []
         where: list[tuple[int, int]] = []
         for ti, units in enumerate(built):
@@ -1196,8 +1111,9 @@ def _grade_chunk(
 ) -> list[dict[str, Any]]:
     """The result lines of a chunk of trials: graded here by every grader of ``instances``, merged with the
     checks ``graded`` elsewhere (a worker process) by the others."""
+    views = [report_view(t) for t in chunk]
     local = _grade_checks(
-        chunk, [g for g in plan.graders if g.ref in instances], plan, instances, caches, options.run
+        chunk, [g for g in plan.graders if g.ref in instances], plan, instances, caches, options.run, views
     )
     parts = [local] if graded is None else [local, graded]
     lines: list[dict[str, Any]] = []
@@ -1211,7 +1127,7 @@ def _grade_chunk(
                     checks[name] = part.checks[ti][name]
                 if name in part.skipped[ti]:
                     skipped[name] = part.skipped[ti][name]
-        lines.append(_result_line(trial, plan, checks, skipped))
+        lines.append(_result_line(trial, plan, checks, skipped, views[ti]))
     for part in parts:
         for ref, (sent, erred) in part.sent_errors.items():
             sent_errors[ref][0] += sent
@@ -1545,8 +1461,21 @@ def _tally(outcome: ScoreOutcome, lines: Iterable[dict[str, Any]]) -> None:
             outcome.failures += 1
         else:
             outcome.null += 1
+        waived = False
+        if isinstance(line.get("cited_claims"), int):
+            outcome.cited_claims += line["cited_claims"]
+        if isinstance(line.get("uncited_claims"), int):
+            outcome.uncited_claims += line["uncited_claims"]
+        if outcome.parser is None and isinstance(line.get("parser"), dict):
+            outcome.parser = line["parser"]
         for check, value in (line.get("checks") or {}).items():
+            if value.get("units") == 0 and check in {c.value for c in CITATION_CHECKS}:
+                if value.get("passed") is False:
+                    outcome.no_citations[check] = outcome.no_citations.get(check, 0) + 1
+                elif value.get("citations_required") is False:
+                    waived = True
             if value.get("passed") is False:
                 outcome.failures_by_check[check] = outcome.failures_by_check.get(check, 0) + 1
             if value.get("errors"):
                 outcome.errors_by_check[check] = outcome.errors_by_check.get(check, 0) + int(value["errors"])
+        outcome.citations_not_required += int(waived)

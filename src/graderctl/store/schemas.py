@@ -27,6 +27,7 @@ from graderctl.models.reports import CalibrationReport
 from graderctl.models.results import GradedResult
 from graderctl.models.trials import Trial
 from graderctl.models.tuning import LedgerEntry, TuneResult
+from graderctl.models.units import UnitsDocument
 from graderctl.store.atomic import atomic_write_many
 
 JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -55,6 +56,10 @@ SCHEMAS: dict[str, tuple[type[BaseModel], str]] = {
     "graded-result": (
         GradedResult,
         "One line of a graded-results file, the output of `score` and input of `metrics` (CONTRACT.md §5).",
+    ),
+    "units": (
+        UnitsDocument,
+        "What each check would grade, per trial: the document `graderctl units --format json` prints.",
     ),
     "calibration-report": (
         CalibrationReport,

@@ -1,0 +1,1079 @@
+"""Claims, citations and sources from a research report's raw text (plain text, Markdown or simple HTML).
+
+What it reads, in the styles research agents write:
+
+- numbered markers ``[1]``, ``[1][2]``, ``[1, 3]``, ``[1-3]``, ``[source 2]``, ``<sup>1</sup>``,
+  ``【3†source】`` and (beside a numbered list only) superscript digits and digits glued after a full
+  stop (``grew.1 Next``),
+  resolved against a source list under a ``Sources:`` / ``References`` / ``Citations`` / ``Works cited`` /
+  ``Bibliography`` heading (plain, bold or a Markdown heading), or a trailing block of ``[n] URL`` lines; list
+  entries numbered (``1.``, ``[1]``, ``(1)``, ``[1]:``), bulleted or plain, with Markdown links, titles,
+  accessed dates and URLs on one or several lines;
+- Markdown footnotes ``[^n]`` with their ``[^n]: ...`` definitions, and reference-style links;
+- inline Markdown links and HTML anchors (the link is the source; tracking parameters fall away in the
+  normalised key), bare URLs and DOIs in any form (``doi:``, ``https://doi.org/``, ``dx.doi.org``);
+- author-year citations, ``(Lewis et al., 2020)``, ``(Smith & Jones, 2019; Lee 2021)``, ``Lewis et al.
+  (2020)``, matched to a reference-list entry by first author and year.
+
+Each sentence (the project's own splitter, :func:`graderctl.kinds._text.sentence_spans`) that carries a
+citation is a claim; the citations are the sentence's. A quoted passage (straight, curly or angle quotes, two
+words or more) becomes the quote of the citation that follows it. A marker that points to no listed source is
+kept as a citation with ``source_id=None`` (a citation to a missing source). Sentences that state something
+but cite nothing are returned as ``uncited``.
+
+Everything is done on a working copy of the text of the same length (markup, markers and source lists are
+blanked, never removed), so every span points into the original text. Pure: no I/O, no global state.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import re
+from bisect import bisect_right
+from dataclasses import dataclass, field
+
+from graderctl.kinds._text import sentence_spans
+from graderctl.normalize import find_doi, normalize_url
+
+PARSER_NAME = "report-parser"
+#: Bump when a change can change what any report parses into (as a grader's version).
+PARSER_VERSION = 1
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedSource:
+    """A source the report lists (or links inline). ``id`` is the marker's key: ``"1"`` for ``[1]``,
+    ``"^note"`` for a footnote, ``"lewis2020"`` for an author-year entry, ``"link3"`` for an inline link."""
+
+    id: str
+    marker: str
+    url: str | None
+    doi: str | None
+    title: str | None
+    text: str
+    origin: str  # "list", "footnote", "definition" or "inline"
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedCitation:
+    #: As written: ``[3]``, ``[^2]``, ``(Lewis et al., 2020)``, or the URL / DOI of an inline link.
+    marker: str
+    #: The :class:`ParsedSource` it points to; ``None``: no listed source (a citation to a missing source).
+    source_id: str | None
+    quote: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedClaim:
+    text: str
+    start: int
+    end: int
+    citations: tuple[ParsedCitation, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedSentence:
+    text: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedReport:
+    claims: tuple[ParsedClaim, ...]
+    sources: tuple[ParsedSource, ...]
+    #: Sentences that state something and cite nothing.
+    uncited: tuple[ParsedSentence, ...]
+
+    @property
+    def missing(self) -> list[tuple[int, str]]:
+        """``(claim index, marker)`` of every citation that points to no listed source."""
+        return [
+            (i, c.marker)
+            for i, claim in enumerate(self.claims)
+            for c in claim.citations
+            if c.source_id is None
+        ]
+
+
+# --- patterns -------------------------------------------------------------------------------------------
+
+_REF_WORDS = (
+    "sources and references|references and sources|sources and citations|citations and sources|"
+    "sources cited|cited sources|sources consulted|source list|list of sources|reference list|"
+    "works cited|works consulted|works referenced|literature cited|cited works|selected sources|"
+    "key sources|further reading|bibliography|references|citations|sources|footnotes|endnotes|notes|"
+    "source links|links|refs"
+)
+_REF_HEADING = re.compile(
+    r"^[ \t]{0,3}(?P<hashes>#{1,6})?[ \t]*(?:[*_]{1,3}[ \t]*)?(?:\d{1,2}[.)]?[ \t]+)?"
+    rf"(?P<word>{_REF_WORDS})(?:[ \t]*\([^)\n]{{0,40}}\))?[ \t]*(?:[*_]{{1,3}})?[ \t]*:?"
+    r"[ \t]*(?:[*_]{1,3})?"
+    r"[ \t]*(?P<rest>.*)$",
+    re.IGNORECASE,
+)
+_MD_HEADING = re.compile(r"^[ \t]{0,3}(#{1,6})[ \t]")
+#: A list entry: optional bullet, optional marker, then the entry's text.
+_ENTRY = re.compile(
+    r"^[ \t]*(?P<bullet>[-*+•‣◦][ \t]+)?"
+    r"(?:\[(?P<b>\^?[^\]\s]{1,40})\](?!\()[ \t]*:?|\((?P<p>\d{1,3})\)|(?P<n>\d{1,3})[.)](?=[ \t])"
+    r"|\^(?P<c>\d{1,3})(?=[ \t])|(?P<d>\d{1,3})[ \t]*[-–—:](?=[ \t]))?[ \t]*(?P<body>.*)$"
+)
+_FOOTNOTE_DEF = re.compile(r"^[ \t]{0,3}\[\^(?P<id>[^\]\s]+)\]:[ \t]*(?P<body>.*)$")
+_LINK_DEF = re.compile(
+    r"^[ \t]{0,3}\[(?P<label>[^\]^\n][^\]\n]{0,60})\]:[ \t]*<?(?P<url>(?:https?://|www\.|doi:|10\.)\S*?)>?"
+    r"(?:[ \t]+[\"'(](?P<title>[^\"'()\n]*)[\"')])?[ \t]*$",
+    re.IGNORECASE,
+)
+_MD_LINK = re.compile(
+    r"!?\[(?P<text>[^\[\]\n]*(?:\[[^\[\]\n]*\][^\[\]\n]*)*)\]\([ \t]*<?"
+    r"(?P<url>[^\s()<>]*(?:\([^\s()]*\)[^\s()<>]*)*)"
+    r">?(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'))?[ \t]*\)"
+)
+_BARE_URL = re.compile(r"(?:https?://|www\.)[^\s<>\"'\[\]{}|\\^`]+", re.IGNORECASE)
+_DOI_TEXT = re.compile(r"(?:\b(?:doi|DOI)[ \t]*:[ \t]?)?\b10\.\d{4,9}/[^\s\"<>\[\]]+")
+_NAME = r"[A-Z][A-Za-zÀ-ÖØ-öø-ÿ'’\-]+"
+_YEAR = r"(?:1[5-9]\d\d|20\d\d)[a-z]?"
+_BODY = re.compile(
+    r"(?P<link>!?\[(?P<ltext>[^\[\]\n]*(?:\[[^\[\]\n]*\][^\[\]\n]*)*)\]\([ \t]*<?"
+    r"(?P<lurl>[^\s()<>]*(?:\([^\s()]*\)[^\s()<>]*)*)>?(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'))?[ \t]*\))"
+    r"|(?P<fn>\[\^(?P<fid>[^\]\s]+)\])"
+    r"|(?P<num>\[[ \t]*(?:(?:sources?|refs?|references?|citations?|cite|cited|see)[ \t]*:?[ \t]*)?"
+    r"(?P<nums>\d{1,3}(?:[ \t]*(?:[-–—,;]|and)[ \t]*\d{1,3})*)[ \t]*\])"
+    r"|(?P<needed>\[(?:citation|source|reference|cite)s?[ \t]+needed\])"
+    r"|(?P<reflink>\[(?P<rtext>[^\[\]\n]+)\]\[(?P<rlabel>[^\[\]\n]*)\])"
+    r"|(?P<oa>【(?P<oanum>\d+)[^】\n]*】)"
+    r"|(?P<url>(?:[Hh][Tt][Tt][Pp][Ss]?://|www\.)[^\s<>\"'\[\]{}|\\^`]+)"
+    r"|(?P<doi>(?:\b[Dd][Oo][Ii][ \t]*:[ \t]?)?\b10\.\d{4,9}/[^\s\"<>\[\]]+)"
+    rf"|(?P<paren>\((?P<pin>[^()\n]{{1,200}}?\b{_YEAR}\b[^()\n]{{0,40}})\))"
+    rf"|(?P<narr>\b(?P<nname>{_NAME}(?:[ \t]+et[ \t]+al\.?|[ \t]+(?:&|and)[ \t]+{_NAME})?)[ \t]+"
+    rf"\((?P<nyear>{_YEAR})\))"
+    r"|(?P<gem>(?<=[a-z%)\"”’])\.(?P<gemnums>\d{1,3}(?:,\d{1,3})*)(?=[ \t]+[A-Z“\"]|[ \t]*(?:\n|$)))"
+    r"|(?P<sup>[¹²³⁰⁴⁵⁶⁷⁸⁹]+(?:[,˒‚][¹²³⁰⁴⁵⁶⁷⁸⁹]+)*)"
+)
+_AY_PART = re.compile(
+    rf"^(?:(?:see|e\.g\.|cf\.|also|see also|as in)[ \t,]+)?(?P<name>{_NAME})"
+    rf"(?P<more>[ \t]+et[ \t]+al\.?|(?:,[ \t]*{_NAME})*,?[ \t]+(?:&|and)[ \t]+{_NAME})?"
+    rf",?[ \t]+(?P<year>{_YEAR})"
+    r"(?:[ \t]*,[ \t]*(?:pp?\.|page|para\.?|ch\.|chap\.|fig\.|table|sec\.)[ \t]*[\w\-–]+)?$"
+)
+#: Capitalised words that, before a year, are not authors.
+_NOT_AUTHORS = frozenset(
+    [
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+        "jan",
+        "feb",
+        "mar",
+        "apr",
+        "jun",
+        "jul",
+        "aug",
+        "sep",
+        "sept",
+        "oct",
+        "nov",
+        "dec",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "in",
+        "since",
+        "by",
+        "from",
+        "until",
+        "before",
+        "after",
+        "as",
+        "up",
+        "down",
+        "around",
+        "about",
+        "circa",
+        "est",
+        "approx",
+        "see",
+        "between",
+        "and",
+        "or",
+        "published",
+        "updated",
+        "accessed",
+        "retrieved",
+        "data",
+        "source",
+        "sources",
+        "figure",
+        "fig",
+        "table",
+        "q",
+        "fy",
+        "h",
+        "cy",
+        "spring",
+        "summer",
+        "autumn",
+        "fall",
+        "winter",
+        "early",
+        "late",
+        "mid",
+        "end",
+        "start",
+        "the",
+        "a",
+        "an",
+        "of",
+        "for",
+        "to",
+        "at",
+        "on",
+        "this",
+        "that",
+        "these",
+        "those",
+        "year",
+        "years",
+        "during",
+        "through",
+        "till",
+    ]
+)
+_SUPERSCRIPT = str.maketrans("¹²³⁰⁴⁵⁶⁷⁸⁹˒‚", "1230456789,,")
+_ACCESSED = re.compile(
+    r"[,;.]?[ \t]*(?:\(|\[)?(?:last[ \t]+)?(?:accessed|retrieved|visited|viewed|consulted)"
+    r"(?:[ \t]+on)?[ \t]*:?[ \t]*[^;()\[\]\n]*?(?:\d{4}|\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4})(?:\)|\])?",
+    re.IGNORECASE,
+)
+_URL_LABEL = re.compile(
+    r"(?:available[ \t]+(?:at|from|online)|retrieved[ \t]+from|url|link|online|web|source|from|at|doi)"
+    r"[ \t]*:?[ \t]*$",
+    re.IGNORECASE,
+)
+_QUOTED_TITLE = re.compile(r"[\"“]([^\"“”\n]{3,}?)[\"”]")
+_YEAR_IN_ENTRY = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)([a-z])?(?!\d)")
+_ENTRY_AUTHOR = re.compile(
+    rf"^[ \t*_]*(?P<name>{_NAME}(?:[ \t]+(?:van|von|de|der|da|del|la|le|di|du)[ \t]+{_NAME})?)"
+)
+_ACRONYM = re.compile(r"\(([A-Z][A-Z0-9&]{1,9})\)")
+_QUOTE = re.compile(
+    r"\"(?P<a>[^\"\n]{2,}?)\"|“(?P<b>[^”\n]{2,}?)”|„(?P<c>[^“”\n]{2,}?)[“”]|«[ \t]?(?P<d>[^»\n]{2,}?)[ \t]?»"
+    r"|(?<!\w)‘(?P<e>(?:[^’\n]|’(?=\w)){2,}?)’(?!\w)"
+)
+_HTML_HINT = re.compile(
+    r"<(?:a|sup|p|br|li|ul|ol|div|span|h[1-6]|strong|em|b|i|cite|blockquote|table|tr|td|th)\b", re.I
+)
+_HTML_SUP = re.compile(
+    r"<sup\b[^>]*>[ \t]*\[?(\d{1,3}(?:[ \t]*[,–-][ \t]*\d{1,3})*)\]?[ \t]*</sup[ \t]*>", re.I
+)
+_HTML_ANCHOR = re.compile(
+    r"<a\b[^>]*?\bhref[ \t]*=[ \t]*(?:\"(?P<u1>[^\"]*)\"|'(?P<u2>[^']*)'|(?P<u3>[^\s>]+))[^>]*>"
+    r"(?P<text>.*?)</a[ \t]*>",
+    re.I | re.S,
+)
+_HTML_BLOCK = re.compile(
+    r"</?(?:p|br|li|ul|ol|div|h[1-6]|tr|table|blockquote|section|article|hr)\b[^>]*>", re.I
+)
+_HTML_TAG = re.compile(r"</?[A-Za-z][^>\n]*>")
+_HTML_ENTITY = re.compile(r"&(?:#\d{1,6}|#x[0-9a-fA-F]{1,6}|[A-Za-z]{2,8});")
+_FENCE = re.compile(r"^[ \t]{0,3}(```|~~~).*?(?:^[ \t]{0,3}\1[^\n]*$|\Z)", re.M | re.S)
+_NOT_NEWLINE = re.compile(r"[^\n]")
+#: A line break inside a paragraph (the next line continues the sentence): joined before splitting.
+_SOFT_BREAK = re.compile(
+    r"(?<=[^\s|])[ \t]*\n(?![ \t]*(?:[-*+•][ \t]|\d{1,3}[.)][ \t]|#|\||>|\n|$))(?=[ \t]*\S)"
+)
+_BLANK_LINE = re.compile(
+    r"^[ \t]{0,3}(?:#{1,6}[ \t].*|[-*_][ \t]*(?:[-*_][ \t]*){2,}"
+    r"|\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*)$",
+    re.M,
+)
+_SPACE_BEFORE_PUNCT = re.compile(r"\s+([.,;:!?%)\]])")
+_EMPTY_PARENS = re.compile(r"\(\s*[,;:]?\s*\)|\[\s*[,;]?\s*\]")
+_LEADING = re.compile(r"^(?:[-*+•‣◦>][ \t]*|\d{1,3}[.)][ \t]+)+")
+_ATTRIBUTION_LINE = re.compile(
+    r"^[(\[]?(?:sources?|via|refs?|references?|citations?|cited in|from|credit|data)[ \t]*[:\-–—][ \t]*",
+    re.IGNORECASE,
+)
+_META_START = (
+    "this report",
+    "in this report",
+    "this section",
+    "this analysis",
+    "this summary",
+    "this brief",
+    "this document",
+    "this overview",
+    "the following",
+    "following are",
+    "here is",
+    "here are",
+    "here's",
+    "below is",
+    "below are",
+    "below,",
+    "below i",
+    "let me",
+    "let's",
+    "i ",
+    "i'm",
+    "i’m",
+    "i've",
+    "i’ve",
+    "i'll",
+    "i’ll",
+    "we ",
+    "we'll",
+    "we’ll",
+    "we've",
+    "we’ve",
+    "note:",
+    "note that",
+    "please ",
+    "feel free",
+    "if you",
+    "i hope",
+    "hope this",
+    "as an ai",
+    "for more",
+    "see ",
+    "sources",
+    "references",
+    "disclaimer",
+)
+_WORD_CHAR = re.compile(r"\w")
+_LINK_CITATION_TEXT = re.compile(
+    r"^(?:\[?\d{1,3}\]?|\^?\d{1,3}|source|sources|link|here|ref|reference|citation|cite|\W*)$", re.IGNORECASE
+)
+_DOMAIN_LIKE = re.compile(r"^(?:https?://)?(?:www\.)?[\w-]+(?:\.[\w-]+)+(?:/\S*)?$", re.IGNORECASE)
+_RANGE_LIMIT = 50
+
+
+def _trim_url(url: str) -> str:
+    """A URL found in prose without the punctuation the prose put after it (``.``, ``,``, an unbalanced
+    ``)``, Markdown emphasis)."""
+    while url:
+        last = url[-1]
+        if (
+            last in ".,;:!?'\"*_>”’"
+            or (last == ")" and url.count(")") > url.count("("))
+            or (last == "]" and url.count("]") > url.count("["))
+        ):
+            url = url[:-1]
+        else:
+            break
+    return url
+
+
+def _is_url_like(text: str) -> bool:
+    return bool(_DOMAIN_LIKE.match(text.strip()))
+
+
+def _blank(segment: str) -> str:
+    if "\n" in segment:
+        return _NOT_NEWLINE.sub(" ", segment)
+    return " " * len(segment)
+
+
+def _pad(replacement: str, length: int) -> str:
+    replacement = replacement.replace("\n", " ")[:length]
+    return replacement + " " * (length - len(replacement))
+
+
+def _apply(text: str, edits: list[tuple[int, int, str | None]]) -> str:
+    """``text`` with each ``(start, end, replacement)`` applied (``None``: blanked); same length."""
+    if not edits:
+        return text
+    edits.sort(key=lambda e: e[0])
+    out: list[str] = []
+    last = 0
+    for start, end, rep in edits:
+        if start < last:  # overlapping edits: the first one wins
+            continue
+        out.append(text[last:start])
+        out.append(_blank(text[start:end]) if rep is None else _pad(rep, end - start))
+        last = end
+    out.append(text[last:])
+    return "".join(out)
+
+
+def _numbers(text: str) -> list[int]:
+    """``1, 3-5`` -> ``[1, 3, 4, 5]`` (ranges longer than 50 are read as their two ends)."""
+    found: list[int] = []
+    for part in re.split(r"[ \t]*(?:[,;]|and)[ \t]*", text.strip()):
+        if not part:
+            continue
+        bounds = re.split(r"[ \t]*[-–—][ \t]*", part)
+        if len(bounds) == 2 and bounds[0].isdigit() and bounds[1].isdigit():
+            a, b = int(bounds[0]), int(bounds[1])
+            if a <= b and b - a <= _RANGE_LIMIT:
+                found.extend(range(a, b + 1))
+            else:
+                found.extend((a, b))
+        elif part.isdigit():
+            found.append(int(part))
+    return found
+
+
+# --- the source list ------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Entry:
+    id: str | None
+    marker: str
+    text: str
+    origin: str
+
+
+@dataclass
+class _Sources:
+    """The sources found so far, and the keys that lead to them."""
+
+    by_id: dict[str, ParsedSource] = field(default_factory=dict)
+    by_url: dict[str, str] = field(default_factory=dict)
+    by_doi: dict[str, str] = field(default_factory=dict)
+    by_author: dict[tuple[str, str], str] = field(default_factory=dict)
+    has_author_entries: bool = False
+    links: int = 0
+
+    def add(self, source: ParsedSource) -> str:
+        if source.id in self.by_id:
+            return source.id
+        self.by_id[source.id] = source
+        if source.doi and source.doi not in self.by_doi:
+            self.by_doi[source.doi] = source.id
+        if source.url:
+            key = normalize_url(source.url)
+            if key not in self.by_url:
+                self.by_url[key] = source.id
+        return source.id
+
+    def find(self, url: str | None, doi: str | None) -> str | None:
+        if doi and doi in self.by_doi:
+            return self.by_doi[doi]
+        if url:
+            return self.by_url.get(normalize_url(url))
+        return None
+
+    def inline(self, url: str | None, doi: str | None, title: str | None) -> str:
+        """The id of the source an inline link points to: a listed source with the same DOI or normalised
+        URL, else a new ``link<n>`` source."""
+        found = self.find(url, doi)
+        if found is not None:
+            return found
+        self.links += 1
+        sid = f"link{self.links}"
+        while sid in self.by_id:
+            self.links += 1
+            sid = f"link{self.links}"
+        return self.add(ParsedSource(sid, "", url, doi, title, url or doi or "", "inline"))
+
+
+def _entry_source(entry: _Entry, sources: _Sources, ordinal: int) -> ParsedSource:
+    body = entry.text.strip()
+    url: str | None = None
+    title: str | None = None
+    link = _MD_LINK.search(body)
+    rest = body
+    if link is not None:
+        url = _trim_url(link.group("url")) or None
+        text = link.group("text").strip().strip("*_`")
+        if text and not _is_url_like(text) and not _LINK_CITATION_TEXT.match(text):
+            title = text
+        rest = body[: link.start()] + " " + body[link.end() :]
+    if url is None:
+        bare = _BARE_URL.search(body)
+        if bare is not None:
+            url = _trim_url(bare.group())
+            rest = body[: bare.start()] + " " + body[bare.end() :]
+    doi = find_doi(body) if ("10." in body) else None
+    if url and url.lower().startswith(("doi:", "10.")):
+        url = None
+    if title is None:
+        quoted = _QUOTED_TITLE.search(rest)
+        if quoted is not None:
+            title = quoted.group(1).strip(" .,")
+    if title is None:
+        cleaned = _ACCESSED.sub(" ", rest)
+        cleaned = _DOI_TEXT.sub(" ", cleaned)
+        cleaned = _BARE_URL.sub(" ", cleaned)
+        cleaned = cleaned.replace("*", "").replace("`", "").replace("<", " ").replace(">", " ")
+        cleaned = " ".join(cleaned.split())
+        cleaned = _URL_LABEL.sub("", cleaned).strip(" -–—|,;:.")
+        title = cleaned[:300] or None
+    sid = entry.id or str(ordinal)
+    marker = entry.marker or f"[{sid}]"
+    source = ParsedSource(sid, marker, url, doi, title, body, entry.origin)
+    # author-year keys: first author's surname (and an acronym in parentheses) with the year
+    author = _ENTRY_AUTHOR.match(body)
+    year = _YEAR_IN_ENTRY.search(body[:300])
+    if author is not None and year is not None:
+        names = {author.group("name").lower().replace("’", "'")}
+        names.update(a.lower() for a in _ACRONYM.findall(body[: year.start() + 8]))
+        names = {n for n in names if n not in _NOT_AUTHORS}
+        for name in names:
+            for key in ((name, year.group(1) + (year.group(2) or "")), (name, year.group(1))):
+                sources.by_author.setdefault(key, sid)
+        if names:
+            sources.has_author_entries = True
+    return source
+
+
+def _entry_id(m: re.Match[str]) -> tuple[str | None, str]:
+    b, p, n, c, d = m.group("b"), m.group("p"), m.group("n"), m.group("c"), m.group("d")
+    if b is not None:
+        return b, f"[{b}]"
+    if p is not None:
+        return p, f"({p})"
+    if n is not None:
+        return n, f"{n}."
+    if c is not None:
+        return c, f"^{c}"
+    if d is not None:
+        return d, d
+    return None, ""
+
+
+def _region_entries(lines: list[str], origin: str = "list") -> list[_Entry]:
+    """The entries of a source list, one per marker, bullet or line; a line that only continues an entry
+    (indented, or just its URL) is joined to it."""
+    entries: list[_Entry] = []
+    for line in lines:
+        if not line.strip():
+            continue
+        m = _ENTRY.match(line)
+        assert m is not None  # the pattern matches every line
+        ident, marker = _entry_id(m)
+        body = m.group("body").strip()
+        if not body and ident is None:
+            continue
+        starts_new = ident is not None or m.group("bullet") is not None
+        if not starts_new and entries:
+            indented = line[:1] in " \t"
+            current = entries[-1]
+            only_link = (
+                _BARE_URL.match(body) is not None or _URL_LABEL.sub("", body.split("http")[0]).strip() == ""
+            )
+            has_link = _BARE_URL.search(current.text) is not None or "10." in current.text
+            if indented or (only_link and not has_link) or body[:1].islower():
+                current.text += " " + body
+                continue
+        entries.append(_Entry(ident, marker, body, origin))
+    return entries
+
+
+def _find_regions(lines: list[str]) -> list[tuple[int, int, str]]:
+    """``(first line, end line, text after the heading)`` of each source list: from a reference heading to
+    the next heading of the same or a higher level; or a trailing block of marked lines with URLs."""
+    regions: list[tuple[int, int, str]] = []
+    i = 0
+    n = len(lines)
+    while i < n:
+        line = lines[i]
+        m = _REF_HEADING.match(line) if len(line) < 200 else None
+        if m is not None:
+            rest = m.group("rest").strip()
+            if rest and not (
+                _BARE_URL.search(rest) or _DOI_TEXT.search(rest) or re.match(r"\[?\^?\d{1,3}[\].):]", rest)
+            ):
+                m = None
+        if m is None:
+            i += 1
+            continue
+        level = len(m.group("hashes") or "") or 7
+        j = i + 1
+        while j < n:
+            h = _MD_HEADING.match(lines[j])
+            if h is not None and len(h.group(1)) <= level and _REF_HEADING.match(lines[j]) is None:
+                break
+            j += 1
+        regions.append((i, j, m.group("rest").strip()))
+        i = j
+    # a trailing block of "[n] URL" / "n. URL" lines without a heading (Perplexity and API answers)
+    last_end = regions[-1][1] if regions else 0
+    j = n
+    while j > last_end and not lines[j - 1].strip():
+        j -= 1
+    k = j
+    while k > last_end:
+        line = lines[k - 1]
+        if not line.strip():
+            k -= 1
+            continue
+        m2 = _ENTRY.match(line)
+        marked = m2 is not None and (m2.group("b") or m2.group("n") or m2.group("p"))
+        if marked and (_BARE_URL.search(line) or _DOI_TEXT.search(line)):
+            k -= 1
+            continue
+        break
+    if k < j and (regions == [] or regions[-1][1] < k or regions[-1][1] == n):
+        while k < j and not lines[k].strip():
+            k += 1
+        if not regions or regions[-1][1] <= k:
+            regions.append((k - 1, j, ""))  # "heading" line k - 1 is not part of the list itself
+    return regions
+
+
+# --- the body -------------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Cite:
+    start: int
+    end: int
+    marker: str
+    source_id: str | None
+
+
+def _html(text: str) -> str:
+    """Simple HTML made into Markdown of the same length: anchors become links, ``<sup>n</sup>`` a marker,
+    block tags line breaks, other tags blanks, entities their character."""
+
+    def sup(m: re.Match[str]) -> str:
+        return _pad("[" + m.group(1) + "]", len(m.group()))
+
+    def anchor(m: re.Match[str]) -> str:
+        url = (m.group("u1") or m.group("u2") or m.group("u3") or "").strip()
+        inner = _HTML_TAG.sub("", m.group("text")).strip()
+        inner = html.unescape(" ".join(inner.split()))
+        if url.startswith("#"):
+            digits = re.sub(r"\D", "", inner)
+            return _pad(f"[{digits}]" if digits and len(digits) <= 3 else inner, len(m.group()))
+        return _pad(f"[{inner}]({url})", len(m.group()))
+
+    text = _HTML_SUP.sub(sup, text)
+    text = _HTML_ANCHOR.sub(anchor, text)
+    text = _HTML_BLOCK.sub(lambda m: "\n" + " " * (len(m.group()) - 1), text)
+    text = _HTML_TAG.sub(lambda m: " " * len(m.group()), text)
+    text = _HTML_ENTITY.sub(lambda m: _pad(html.unescape(m.group()), len(m.group())), text)
+    return text
+
+
+def _author_year(part: str, sources: _Sources, *, strict: bool) -> tuple[bool, str | None]:
+    """Whether ``part`` (``Lewis et al., 2020``) is an author-year citation, and the source it names."""
+    m = _AY_PART.match(part.strip())
+    if m is None:
+        return False, None
+    name = m.group("name").lower().replace("’", "'")
+    if name in _NOT_AUTHORS:
+        return False, None
+    year = m.group("year")
+    sid = sources.by_author.get((name, year)) or sources.by_author.get((name, year[:4]))
+    if sid is not None:
+        return True, sid
+    # no entry: a citation to a missing source only when it is unmistakably one
+    if sources.has_author_entries or m.group("more") or not strict:
+        return True, None
+    return False, None
+
+
+def _link_text_is_citation(text: str, work: str, start: int) -> bool:
+    """A link whose text is a number, ``source``, a domain or URL, or that stands in parentheses, only
+    cites; its text is not part of the sentence."""
+    if _LINK_CITATION_TEXT.match(text) or _is_url_like(text):
+        return True
+    k = start - 1
+    while k >= 0 and work[k] in " \t":
+        k -= 1
+    return k >= 0 and work[k] in "(;," and len(text.split()) <= 8
+
+
+def _scan_body(work: str, sources: _Sources, link_defs: dict[str, str]) -> tuple[str, list[_Cite]]:
+    edits: list[tuple[int, int, str | None]] = []
+    cites: list[_Cite] = []
+    numbered = any(
+        s.origin in ("list", "definition", "footnote") and s.id.isdigit() for s in sources.by_id.values()
+    )
+    pos = 0
+    search = _BODY.search
+    while True:
+        m = search(work, pos)
+        if m is None:
+            break
+        kind = m.lastgroup
+        start, end = m.start(), m.end()
+        pos = end
+        if kind == "num":
+            nums = _numbers(m.group("nums"))
+            if not nums:
+                pos = start + 1
+                continue
+            edits.append((start, end, None))
+            for n in nums:
+                key = str(n)
+                sid = key if key in sources.by_id else ("^" + key if "^" + key in sources.by_id else None)
+                cites.append(_Cite(start, end, f"[{n}]", sid))
+        elif kind == "fn":
+            fid = m.group("fid")
+            sid = "^" + fid if "^" + fid in sources.by_id else (fid if fid in sources.by_id else None)
+            edits.append((start, end, None))
+            cites.append(_Cite(start, end, m.group(), sid))
+        elif kind == "link":
+            text = m.group("ltext").strip()
+            raw_url = m.group("lurl").strip()
+            if m.group().startswith("!") or not raw_url or raw_url.startswith("#"):
+                digits = text.strip("[]^ ")
+                if raw_url.startswith("#") and digits.isdigit() and len(digits) <= 3:
+                    sid = digits if digits in sources.by_id else None
+                    edits.append((start, end, None))
+                    cites.append(_Cite(start, end, f"[{digits}]", sid))
+                else:
+                    edits.append((start, end, None if m.group().startswith("!") else text))
+                continue
+            url = _trim_url(raw_url)
+            doi = find_doi(url) if "10." in url else None
+            title = (
+                text.strip("*_` ")
+                if text and not _LINK_CITATION_TEXT.match(text) and not _is_url_like(text)
+                else None
+            )
+            sid = sources.inline(url, doi, title)
+            cites.append(_Cite(start, end, url, sid))
+            edits.append((start, end, None if _link_text_is_citation(text, work, start) else text))
+        elif kind == "reflink":
+            label = (m.group("rlabel") or m.group("rtext")).strip().lower()
+            target = link_defs.get(label)
+            if target is None:
+                pos = start + 1
+                continue
+            cites.append(_Cite(start, end, m.group(), target))
+            text = m.group("rtext")
+            edits.append((start, end, None if _link_text_is_citation(text, work, start) else text))
+        elif kind == "url":
+            url = _trim_url(m.group())
+            end = start + len(url)
+            pos = end
+            if len(url) < 8:
+                continue
+            doi = find_doi(url) if "10." in url else None
+            sid = sources.inline(url, doi, None)
+            cites.append(_Cite(start, end, url, sid))
+            edits.append((start, end, None))
+        elif kind == "doi":
+            raw = _trim_url(m.group())
+            end = start + len(raw)
+            pos = end
+            doi = find_doi(raw)
+            if doi is None:
+                continue
+            sid = sources.inline(None, doi, None)
+            cites.append(_Cite(start, end, raw, sid))
+            edits.append((start, end, None))
+        elif kind == "paren":
+            parts = [p for p in re.split(r"[ \t]*;[ \t]*", m.group("pin")) if p.strip()]
+            found = [_author_year(p, sources, strict=True) for p in parts]
+            if not found or not all(ok for ok, _ in found):
+                pos = start + 1  # something else in parentheses: look inside it again
+                continue
+            edits.append((start, end, None))
+            for part, (_, sid) in zip(parts, found, strict=True):
+                cites.append(_Cite(start, end, f"({part.strip()})", sid))
+        elif kind == "narr":
+            name = m.group("nname")
+            ok, sid = _author_year(f"{name}, {m.group('nyear')}", sources, strict=True)
+            if not ok:
+                pos = start + 1
+                continue
+            y0 = m.start("nyear") - 1
+            edits.append((y0, end, None))  # the name stays in the sentence
+            cites.append(_Cite(start, end, f"{name} ({m.group('nyear')})", sid))
+        elif kind == "oa":
+            key = m.group("oanum")
+            edits.append((start, end, None))
+            cites.append(_Cite(start, end, m.group(), key if key in sources.by_id else None))
+        elif kind == "needed":
+            edits.append((start, end, None))
+        elif kind in ("gem", "sup"):
+            if not numbered:
+                continue
+            group = "gemnums" if kind == "gem" else "sup"
+            s, e = m.start(group), m.end(group)
+            digits = m.group(group).translate(_SUPERSCRIPT)
+            nums = _numbers(digits)
+            if kind == "sup":
+                k = s - 1
+                if k >= 0 and work[k].isalnum() and not work[k].isdigit() and not _sup_after_word(work, k):
+                    continue
+            if not nums or any(str(x) not in sources.by_id for x in nums):
+                continue
+            edits.append((s, e, None))
+            for x in nums:
+                cites.append(_Cite(s, e, f"[{x}]", str(x)))
+    return _apply(work, edits), cites
+
+
+def _sup_after_word(work: str, k: int) -> bool:
+    """A superscript after a letter is a citation only after a word of three letters or more (``growth¹``),
+    not after a unit (``m²``, ``km²``)."""
+    w = k
+    while w >= 0 and work[w].isalpha():
+        w -= 1
+    word = work[w + 1 : k + 1]
+    return len(word) >= 3 and word.lower() not in ("km", "cm", "mm", "sq")
+
+
+# --- sentences ------------------------------------------------------------------------------------------
+
+
+def _clean(text: str) -> str:
+    text = text.replace("*", "").replace("`", "")
+    if "|" in text:
+        cells = [c.strip() for c in text.strip().strip("|").split("|")]
+        text = ", ".join(c for c in cells if c)
+    text = " ".join(text.split())
+    text = _LEADING.sub("", text)
+    if "(" in text or "[" in text:
+        text = _EMPTY_PARENS.sub("", text)
+    text = _SPACE_BEFORE_PUNCT.sub(r"\1", text)
+    return text.strip()
+
+
+def _states_something(text: str) -> bool:
+    """A sentence that states something (a claim that should cite a source): five words or more, not a
+    question, not an introduction of a list, not about the report itself."""
+    if text.endswith(("?", ":")):
+        return False
+    if len(text.split()) < 5:
+        return False
+    low = text.lower().lstrip("\"'“‘(")
+    return not low.startswith(_META_START)
+
+
+def _quotes(sentence: str) -> list[tuple[int, int, str]]:
+    """``(start, end, quote)`` of the quoted passages of two words or more in a sentence."""
+    found: list[tuple[int, int, str]] = []
+    for m in _QUOTE.finditer(sentence):
+        quote = next(g for g in m.groups() if g is not None)
+        quote = " ".join(quote.split()).strip(" ,;")
+        if len(quote.split()) >= 2:
+            found.append((m.start(), m.end(), quote))
+    return found
+
+
+def _assign_quotes(work: str, a: int, cites: list[_Cite]) -> list[str | None]:
+    quotes_of: list[list[str]] = [[] for _ in cites]
+    if not cites:
+        return []
+    b = max(c.end for c in cites)
+    sentence = work[a:b]
+    if (
+        '"' not in sentence
+        and "“" not in sentence
+        and "„" not in sentence
+        and "«" not in sentence
+        and "‘" not in sentence
+    ):
+        return [None] * len(cites)
+    for qs, qe, quote in _quotes(sentence):
+        qs += a
+        qe += a
+        after = [i for i, c in enumerate(cites) if c.start >= qe]
+        if after:
+            first = after[0]
+            group = [first]
+            for i in range(first + 1, len(cites)):
+                prev = cites[group[-1]]
+                if cites[i].start == prev.start or not work[prev.end : cites[i].start].strip(" \t,;"):
+                    group.append(i)
+                else:
+                    break
+        else:
+            before = [i for i, c in enumerate(cites) if c.end <= qs]
+            if not before:
+                continue
+            last = before[-1]
+            group = [i for i, c in enumerate(cites) if c.start == cites[last].start]
+        for i in group:
+            quotes_of[i].append(quote)
+    return [" ... ".join(q) if q else None for q in quotes_of]
+
+
+def parse_report(text: str) -> ParsedReport:
+    """The claims (cited sentences), sources and uncited sentences of a report's text."""
+    if not text or not text.strip():
+        return ParsedReport((), (), ())
+    work = text
+    if "\r" in work:
+        work = work.replace("\r\n", " \n").replace("\r", "\n")
+    if "```" in work or "~~~" in work:
+        work = _FENCE.sub(lambda m: _blank(m.group()), work)
+    if "<" in work and _HTML_HINT.search(work):
+        work = _html(work)
+    if "**" in work:
+        work = work.replace("**", "  ")
+    if "__" in work:
+        work = work.replace("__", "  ")
+    if "\t" in work:
+        work = work.replace("\t", " ")
+
+    lines = work.split("\n")
+    offsets: list[int] = []
+    o = 0
+    for line in lines:
+        offsets.append(o)
+        o += len(line) + 1
+    sources = _Sources()
+    edits: list[tuple[int, int, str | None]] = []
+    link_defs: dict[str, str] = {}
+    # footnote definitions and link definitions, anywhere
+    in_footnote = False
+    footnotes: list[_Entry] = []
+    definitions: list[_Entry] = []
+    has_brackets_colon = "]:" in work
+    skip: set[int] = set()
+    if has_brackets_colon:
+        for idx, line in enumerate(lines):
+            if "]:" in line:
+                fm = _FOOTNOTE_DEF.match(line)
+                if fm is not None:
+                    footnotes.append(
+                        _Entry("^" + fm.group("id"), f"[^{fm.group('id')}]", fm.group("body"), "footnote")
+                    )
+                    skip.add(idx)
+                    in_footnote = True
+                    continue
+                lm = _LINK_DEF.match(line)
+                if lm is not None:
+                    label = lm.group("label").strip()
+                    body = lm.group("url") + (f' "{lm.group("title")}"' if lm.group("title") else "")
+                    definitions.append(_Entry(label, f"[{label}]", body, "definition"))
+                    skip.add(idx)
+                    in_footnote = False
+                    continue
+            if in_footnote and line[:1] in " \t" and line.strip():
+                footnotes[-1].text += " " + line.strip()
+                skip.add(idx)
+                continue
+            in_footnote = False
+    regions = _find_regions(lines)
+    region_entries: list[list[_Entry]] = []
+    for first, end, rest in regions:
+        body_lines = [lines[k] for k in range(first + 1, end) if k not in skip]
+        if rest:
+            # "Sources: [1] https://a [2] https://b" on the heading's line
+            pieces = re.split(r"(?=\[\d{1,3}\])", rest)
+            body_lines = [p for p in pieces if p.strip()] + body_lines
+        region_entries.append(_region_entries(body_lines))
+        for k in range(first, end):
+            skip.add(k)
+    # ids: explicit markers; else the entry's place in its list
+    for entries in region_entries:
+        for ordinal, entry in enumerate(entries, start=1):
+            sources.add(_entry_source(entry, sources, ordinal))
+    for entry in footnotes:
+        sources.add(_entry_source(entry, sources, 0))
+    for entry in definitions:
+        source = _entry_source(entry, sources, 0)
+        sources.add(source)
+        link_defs[entry.id.lower() if entry.id else ""] = source.id
+    for k in sorted(skip):
+        start = offsets[k]
+        edits.append((start, start + len(lines[k]), None))
+    work = _apply(work, edits)
+    if "#" in work or "---" in work or "***" in work or "___" in work:
+        work = _BLANK_LINE.sub(lambda m: " " * len(m.group()), work)
+
+    work, cites = _scan_body(work, sources, link_defs)
+    if "\n" in work:
+        work = _SOFT_BREAK.sub(lambda m: _pad(" ", len(m.group())), work)
+
+    spans = sentence_spans(work)
+    cleaned = [_clean(work[a:b]) for a, b in spans]
+    real = [bool(_WORD_CHAR.search(t)) for t in cleaned]
+    attribution = [bool(_ATTRIBUTION_LINE.match(t)) and len(t.split()) <= 25 for t in cleaned]
+    starts = [a for a, _ in spans]
+    per_sentence: dict[int, list[_Cite]] = {}
+    for cite in cites:
+        idx = bisect_right(starts, cite.start) - 1
+        if idx < 0:
+            idx = 0 if spans else -1
+        # a citation standing alone (after the full stop, on an attribution line) belongs to the sentence
+        # before it
+        while (
+            idx > 0
+            and (not real[idx] or attribution[idx])
+            and (cite.start >= spans[idx][1] or not real[idx] or attribution[idx])
+        ):
+            idx -= 1
+        while idx < len(spans) - 1 and not real[idx]:
+            idx += 1
+        if idx >= 0:
+            per_sentence.setdefault(idx, []).append(cite)
+
+    claims: list[ParsedClaim] = []
+    uncited: list[ParsedSentence] = []
+    for idx, (a, b) in enumerate(spans):
+        if not real[idx]:
+            continue
+        mine = per_sentence.get(idx)
+        if not mine:
+            if not attribution[idx] and _states_something(cleaned[idx]):
+                uncited.append(ParsedSentence(cleaned[idx], a, b))
+            continue
+        if attribution[idx] and idx > 0:
+            continue  # its citations went to the sentence before (only the first sentence keeps them)
+        mine.sort(key=lambda c: c.start)
+        quotes = _assign_quotes(work, a, mine)
+        citations: list[ParsedCitation] = []
+        seen: dict[str, int] = {}
+        for cite, quote in zip(mine, quotes, strict=True):
+            key = cite.source_id if cite.source_id is not None else "?" + cite.marker
+            if key in seen:
+                i = seen[key]
+                if quote and citations[i].quote is None:
+                    citations[i] = ParsedCitation(citations[i].marker, citations[i].source_id, quote)
+                continue
+            seen[key] = len(citations)
+            citations.append(ParsedCitation(cite.marker, cite.source_id, quote))
+        claims.append(ParsedClaim(cleaned[idx], a, max(b, mine[-1].end), tuple(citations)))
+    return ParsedReport(tuple(claims), tuple(sources.by_id.values()), tuple(uncited))
+
+
+# --- identity -------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ParserIdentity:
+    name: str
+    version: int
+    fingerprint: str
+
+    def to_dict(self) -> dict[str, object]:
+        return {"name": self.name, "version": self.version, "fingerprint": self.fingerprint}
+
+
+def _fingerprint() -> str:
+    """``sha256:`` over the parser's name, version and every rule it reads a report with (patterns and word
+    lists), canonical JSON; pinned by a golden test, so a changed rule without a new version is caught."""
+    rules = {
+        name: value.pattern if isinstance(value, re.Pattern) else value
+        for name, value in sorted(globals().items())
+        if isinstance(value, re.Pattern)
+    }
+    words = {
+        "meta_start": list(_META_START),
+        "not_authors": sorted(_NOT_AUTHORS),
+        "range_limit": _RANGE_LIMIT,
+    }
+    payload = {"name": PARSER_NAME, "version": PARSER_VERSION, "rules": rules, "words": words}
+    canonical = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+PARSER = ParserIdentity(PARSER_NAME, PARSER_VERSION, _fingerprint())

@@ -1,0 +1,76 @@
+"""Text rendering of the units document (``graderctl units``)."""
+
+from __future__ import annotations
+
+import json
+
+from graderctl.models.units import UnitsDocument
+
+_WIDTH = 110
+
+
+def _short(text: str, limit: int = _WIDTH) -> str:
+    indent = text[: len(text) - len(text.lstrip())]
+    text = indent + " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def render_units_text(doc: UnitsDocument) -> str:
+    out: list[str] = []
+    for t in doc.trials:
+        origin = (
+            f"parsed from report.text by {t.parser.name}@{t.parser.version}"
+            if t.parser is not None
+            else "structured report.claims"
+            if t.units_from == "structured"
+            else "empty report"
+        )
+        out.append(
+            f"{t.task_id}/{t.trial_id}: {len(t.claims)} claim(s), "
+            f"{sum(len(c.citations) for c in t.claims)} citation(s), {len(t.sources)} source(s), "
+            f"{len(t.uncited_claims)} uncited claim(s), {len(t.missing_sources)} missing source(s) ({origin})"
+        )
+        for claim in t.claims:
+            out.append(f"  {claim.id}: {_short(json.dumps(claim.text, ensure_ascii=False), 100)}")
+            for cit in claim.citations:
+                target = (
+                    "MISSING (no source listed)"
+                    if cit.missing
+                    else f"-> {cit.source_id}: "
+                    + (cit.url or (f"doi:{cit.doi}" if cit.doi else cit.title or "?"))
+                )
+                line = f"      {cit.marker or cit.source_id} {target}"
+                if cit.quote:
+                    line += f"  quote {json.dumps(cit.quote, ensure_ascii=False)}"
+                out.append(_short(line, 140))
+        for uncited in t.uncited_claims:
+            out.append(f"  uncited: {_short(json.dumps(uncited.text, ensure_ascii=False), 100)}")
+        for check, cu in t.checks.items():
+            if not cu.applies:
+                out.append(f"  {check}: does not apply ({cu.note})")
+                continue
+            failing = sum(1 for u in cu.units if u.input is None)
+            text = f"  {check}: {len(cu.units)} unit(s)"
+            if failing:
+                text += f", {failing} failing without grading"
+            if cu.note:
+                text += f" — {cu.note}" + (" (the check fails)" if t.requires_citations else "")
+            out.append(text)
+            for u in cu.units:
+                if u.failure is not None:
+                    out.append(_short(f"      {u.id}: {u.failure}", 140))
+        out.append("")
+    s = doc.summary
+    coverage = "n/a" if s.citation_coverage is None else f"{s.citation_coverage:.1%}"
+    out.append(
+        f"{s.trials} trial(s) ({s.from_text} parsed from text, {s.structured} structured, {s.empty} empty): "
+        f"{s.claims} cited claim(s), {s.citations} citation(s), {s.uncited_claims} uncited claim(s) "
+        f"(citation coverage {coverage}), {s.missing_sources} marker(s) pointing to no listed source"
+    )
+    if s.no_citations:
+        out.append(
+            f"{s.no_citations} trial(s) have no citations: `score` fails their source_existence and "
+            "claim_support checks (no citations found) unless the task sets requires_citations = false"
+        )
+    out.append(f"parser: {doc.parser.name}@{doc.parser.version} ({doc.parser.fingerprint[:19]}…)")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,454 @@
+"""What each check grades in a trial: its units. The one unit builder, used by ``score``, by
+``compare --replay`` and by ``graderctl units`` (which prints the units without grading them).
+
+A trial's report is read once into a :class:`ReportView`: its structured ``claims``/``sources`` when it has
+claims (they win), else what :func:`graderctl.parsing.parse_report` finds in ``report.text`` (sources the
+report lists in ``sources`` are kept and take precedence for the same id). Then:
+
+- ``source_existence``: one unit per citation (``citation:<claim>/<source>``): the cited source as a
+  :class:`Citation` with the citation's quote. A citation of a source the report does not list (a fabricated
+  reference, or a marker such as ``[7]`` that points to no listed source) is a failed unit and is not sent to
+  the grader;
+- ``claim_support``: one unit per claim (``claim:<id>``) with the cited sources as evidence (the corpus
+  document they resolve to by URL or DOI, else the text the agent captured). A claim with no evidence that can
+  be checked fails, and the reason says why;
+- ``coverage``: one unit per trial, the whole report against the task's nuggets. A task without nuggets skips
+  coverage.
+
+A check that finds no unit at all in a trial is not passed (:data:`NO_CITATIONS`; see
+:func:`graderctl.services.score.check_result`) unless the task says citations are not required.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from graderctl.models.base import Check
+from graderctl.models.calset import (
+    Citation,
+    ClaimSupportInput,
+    CorpusDocument,
+    CoverageInput,
+    Evidence,
+    SampleInput,
+    SourceExistenceInput,
+)
+from graderctl.models.trials import Trial
+from graderctl.models.units import (
+    CheckUnit,
+    CheckUnits,
+    MissingSource,
+    ParserInfo,
+    TrialUnits,
+    UncitedClaim,
+    UnitsCitation,
+    UnitsClaim,
+    UnitsDocument,
+    UnitsSource,
+    UnitsSummary,
+)
+from graderctl.normalize import normalize_doi, normalize_url
+from graderctl.parsing import PARSER, ParserIdentity, parse_report
+from graderctl.plugin import Corpus
+
+#: The reason of a check that found nothing to grade in a trial.
+NO_CITATIONS = "no citations found"
+#: The checks whose units are citations (a trial without citations cannot pass them).
+CITATION_CHECKS = frozenset({Check.source_existence, Check.claim_support})
+
+
+@dataclass(frozen=True, slots=True)
+class ViewSource:
+    id: str
+    url: str | None = None
+    doi: str | None = None
+    title: str | None = None
+    #: The fetched text of the source, when the agent captured it (structured sources only).
+    text: str | None = None
+    #: As the report lists it (``[1]``, ``1.``, ``[^a]``); ``None`` for structured sources.
+    marker: str | None = None
+    #: ``structured``, or where the parser found it: ``list``, ``footnote``, ``definition``, ``inline``.
+    origin: str = "structured"
+
+
+@dataclass(frozen=True, slots=True)
+class ViewCitation:
+    source_id: str | None = None
+    url: str | None = None
+    doi: str | None = None
+    title: str | None = None
+    quote: str | None = None
+    #: The marker as written in the text (``[3]``, ``(Lewis et al., 2020)``, a URL); ``None`` for structured.
+    marker: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ViewClaim:
+    id: str
+    text: str
+    citations: tuple[ViewCitation, ...]
+    #: Where the claim is in ``report.text`` (parsed claims only).
+    span: tuple[int, int] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ReportView:
+    """The claims and sources every check's units are built from."""
+
+    origin: Literal["structured", "text", "empty"]
+    claims: tuple[ViewClaim, ...]
+    sources: dict[str, ViewSource]
+    #: Sentences that state something and cite nothing: ``(text, span)``; for structured reports, the claims
+    #: without citations (span ``None``).
+    uncited: tuple[tuple[str, tuple[int, int] | None], ...]
+    #: The parser that read ``report.text`` (``None`` for structured reports).
+    parser: ParserIdentity | None
+
+    @property
+    def cited_claims(self) -> int:
+        return sum(1 for c in self.claims if c.citations)
+
+    @property
+    def uncited_claims(self) -> int:
+        return len(self.uncited)
+
+    @property
+    def missing(self) -> list[tuple[str, str]]:
+        """``(claim id, marker)`` of each citation whose marker points to no listed source."""
+        return [
+            (claim.id, cit.marker or cit.source_id or "?")
+            for claim in self.claims
+            for cit in claim.citations
+            if cit.marker is not None and (cit.source_id is None or cit.source_id not in self.sources)
+        ]
+
+
+def _structured_aliases(n: str) -> tuple[str, ...]:
+    return (n, f"s{n}", f"[{n}]", f"ref{n}", f"source{n}", f"src{n}", f"S{n}")
+
+
+def report_view(trial: Trial) -> ReportView:
+    """Read a trial's report once: structured claims win; else the parsed text."""
+    report = trial.report
+    structured = {
+        s.id: ViewSource(s.id, s.url, s.doi, s.title, s.text, None, "structured") for s in report.sources
+    }
+    if report.claims or not report.text.strip():
+        claims = tuple(
+            ViewClaim(
+                c.id,
+                c.text,
+                tuple(ViewCitation(x.source_id, x.url, x.doi, x.title, x.quote, None) for x in c.citations),
+            )
+            for c in report.claims
+        )
+        uncited = tuple((c.text, None) for c in report.claims if not c.citations)
+        return ReportView("structured" if report.claims else "empty", claims, structured, uncited, None)
+    parsed = parse_report(report.text)
+    sources: dict[str, ViewSource] = dict(structured)
+    for s in parsed.sources:
+        if s.id in structured:
+            continue
+        sources[s.id] = ViewSource(s.id, s.url, s.doi, s.title, None, s.marker, s.origin)
+    view_claims: list[ViewClaim] = []
+    for i, claim in enumerate(parsed.claims, start=1):
+        cits: list[ViewCitation] = []
+        for cit in claim.citations:
+            sid = cit.source_id
+            if sid is None and structured:
+                digits = cit.marker.strip("[]^")
+                if digits.isdigit():
+                    sid = next((a for a in _structured_aliases(digits) if a in structured), None)
+            cits.append(ViewCitation(sid, None, None, None, cit.quote, cit.marker))
+        view_claims.append(ViewClaim(f"c{i}", claim.text, tuple(cits), (claim.start, claim.end)))
+    uncited_text = tuple((u.text, (u.start, u.end)) for u in parsed.uncited)
+    return ReportView("text", tuple(view_claims), sources, uncited_text, PARSER)
+
+
+# --- units ------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Unit:
+    """One thing a grader judges. ``input`` is ``None`` for a unit that fails without grading (``failure``
+    says why)."""
+
+    id: str
+    input: SampleInput | None = None
+    failure: str | None = None
+
+
+def _missing_reason(cit: ViewCitation) -> str:
+    if cit.marker is not None:
+        return (
+            f"marker {cit.marker} points to no source listed in the report (a citation to a missing source)"
+        )
+    return f"cites source {cit.source_id!r}, which is not in the report's sources (a fabricated reference)"
+
+
+def citation_units(trial: Trial, view: ReportView | None = None) -> list[Unit]:
+    view = view if view is not None else report_view(trial)
+    sources = view.sources
+    units: list[Unit] = []
+    used: Counter[str] = Counter()
+    for claim in view.claims:
+        for index, cit in enumerate(claim.citations, start=1):
+            label = cit.source_id or cit.marker or f"#{index}"
+            uid = f"citation:{claim.id}/{label}"
+            used[uid] += 1
+            if used[uid] > 1:
+                uid += f"#{used[uid]}"
+            if cit.source_id is not None or cit.marker is not None:
+                source = sources.get(cit.source_id) if cit.source_id is not None else None
+                if source is None:
+                    units.append(Unit(uid, failure=_missing_reason(cit)))
+                    continue
+                if source.url or source.doi:
+                    citation = Citation(url=source.url, doi=source.doi, title=source.title, quote=cit.quote)
+                elif source.origin == "structured":
+                    citation = Citation(source_id=source.id, title=source.title, quote=cit.quote)
+                else:
+                    shown = f" ({source.title!r})" if source.title else ""
+                    units.append(
+                        Unit(
+                            uid,
+                            failure=f"source {source.marker or source.id}{shown} gives no URL or DOI, so "
+                            "whether it exists cannot be checked",
+                        )
+                    )
+                    continue
+            elif cit.url or cit.doi:
+                citation = Citation(url=cit.url, doi=cit.doi, title=cit.title, quote=cit.quote)
+            else:
+                units.append(Unit(uid, failure="the citation names no source (no source_id, url or doi)"))
+                continue
+            units.append(Unit(uid, input=SourceExistenceInput(citation=citation)))
+    return units
+
+
+def _corpus_document(source: ViewSource | ViewCitation, corpus: Corpus | None) -> CorpusDocument | None:
+    if corpus is None:
+        return None
+    doc = None
+    if source.doi:
+        doc = corpus.find_doi(source.doi)
+    if doc is None and source.url:
+        doc = corpus.find_url(source.url)
+    if (
+        doc is None
+        and not (source.url or source.doi)
+        and isinstance(source, ViewSource)
+        and source.origin == "structured"
+    ):
+        doc = corpus.get(source.id)
+    return doc
+
+
+def claim_units(trial: Trial, corpus: Corpus | None, view: ReportView | None = None) -> list[Unit]:
+    view = view if view is not None else report_view(trial)
+    sources = view.sources
+    units: list[Unit] = []
+    for claim in view.claims:
+        uid = f"claim:{claim.id}"
+        if not claim.citations:
+            units.append(Unit(uid, failure="the claim cites no source, so nothing supports it"))
+            continue
+        evidence: list[Evidence] = []
+        seen: set[str] = set()
+        unresolved: list[str] = []
+        for index, cit in enumerate(claim.citations, start=1):
+            target: ViewSource | ViewCitation | None
+            if cit.source_id is not None or cit.marker is not None:
+                target = sources.get(cit.source_id) if cit.source_id is not None else None
+                name = cit.marker or cit.source_id or f"citation #{index}"
+                if target is None:
+                    what = (
+                        "no source listed for it" if cit.marker is not None else "not in the report's sources"
+                    )
+                    unresolved.append(f"{name} ({what})")
+                    continue
+            else:
+                target, name = cit, f"citation #{index}"
+            doc = _corpus_document(target, corpus)
+            if doc is not None:
+                if doc.id not in seen:
+                    seen.add(doc.id)
+                    evidence.append(Evidence(source_id=doc.id))
+                continue
+            text = target.text if isinstance(target, ViewSource) else None
+            if text and text.strip():
+                key = "text:" + text
+                if key not in seen:
+                    seen.add(key)
+                    evidence.append(Evidence(text=text))
+                continue
+            unresolved.append(
+                f"{name} ("
+                + ("no corpus given" if corpus is None else "not in the corpus")
+                + ", and the agent captured no text of it)"
+            )
+        if not evidence:
+            units.append(
+                Unit(uid, failure="no evidence to check the claim against: cites " + "; ".join(unresolved))
+            )
+            continue
+        units.append(Unit(uid, input=ClaimSupportInput(claim=claim.text, evidence=evidence)))
+    return units
+
+
+def coverage_unit(trial: Trial) -> Unit | None:
+    if not trial.task.nuggets:
+        return None
+    return Unit(
+        "report",
+        input=CoverageInput(
+            question=trial.task.question, nuggets=trial.task.nuggets, report=trial.report.text
+        ),
+    )
+
+
+def build_units(
+    check: Check, trial: Trial, corpus: Corpus | None, view: ReportView | None = None
+) -> list[Unit] | None:
+    """The units of one check for one trial; ``None`` when the check does not apply (coverage without
+    nuggets). Pass the trial's :func:`report_view` when building several checks' units, to read it once."""
+    if check is Check.source_existence:
+        return citation_units(trial, view)
+    if check is Check.claim_support:
+        return claim_units(trial, corpus, view)
+    unit = coverage_unit(trial)
+    return None if unit is None else [unit]
+
+
+# --- the units document (`graderctl units`) ------------------------------------------------------------
+
+
+def _parser_info(identity: ParserIdentity) -> ParserInfo:
+    return ParserInfo(name=identity.name, version=identity.version, fingerprint=identity.fingerprint)
+
+
+def _check_units(units: list[Unit] | None, check: Check, trial: Trial) -> CheckUnits:
+    if units is None:
+        return CheckUnits(applies=False, note="the task has no nuggets")
+    note = None
+    if not units and check in CITATION_CHECKS:
+        note = NO_CITATIONS + ("" if trial.task.requires_citations else "; not required by the task")
+    return CheckUnits(
+        units=[CheckUnit(id=u.id, input=u.input, failure=u.failure) for u in units],
+        note=note,
+    )
+
+
+def trial_units(trial: Trial, corpus: Corpus | None) -> TrialUnits:
+    """Exactly what each check would grade in ``trial`` (the units ``score`` builds), without grading."""
+    view = report_view(trial)
+    claims: list[UnitsClaim] = []
+    for claim in view.claims:
+        cits: list[UnitsCitation] = []
+        for cit in claim.citations:
+            source = view.sources.get(cit.source_id) if cit.source_id is not None else None
+            missing = source is None and (cit.source_id is not None or cit.marker is not None)
+            cits.append(
+                UnitsCitation(
+                    marker=cit.marker,
+                    source_id=cit.source_id if source is not None or cit.marker is None else None,
+                    url=source.url if source is not None else cit.url,
+                    doi=(normalize_doi(source.doi) if source is not None and source.doi else None)
+                    or (normalize_doi(cit.doi) if cit.doi else None),
+                    title=source.title if source is not None else cit.title,
+                    quote=cit.quote,
+                    missing=missing,
+                )
+            )
+        claims.append(UnitsClaim(id=claim.id, text=claim.text, span=claim.span, citations=cits))
+    sources = [
+        UnitsSource(
+            id=s.id,
+            marker=s.marker,
+            origin=s.origin,
+            url=s.url,
+            url_key=normalize_url(s.url) if s.url else None,
+            doi=normalize_doi(s.doi) if s.doi else None,
+            title=s.title,
+        )
+        for s in view.sources.values()
+    ]
+    checks = {
+        check.value: _check_units(build_units(check, trial, corpus, view), check, trial)
+        for check in (Check.source_existence, Check.claim_support, Check.coverage)
+    }
+    return TrialUnits(
+        task_id=trial.task_id,
+        trial_id=trial.trial_id,
+        units_from=view.origin,
+        parser=_parser_info(view.parser) if view.parser is not None else None,
+        requires_citations=trial.task.requires_citations,
+        claims=claims,
+        sources=sources,
+        uncited_claims=[UncitedClaim(text=t, span=span) for t, span in view.uncited],
+        missing_sources=[MissingSource(claim=c, marker=m) for c, m in view.missing],
+        checks=checks,
+    )
+
+
+def units_document(
+    trials: Sequence[Trial], corpus: Corpus | None, *, trials_file: str, corpus_file: str | None
+) -> UnitsDocument:
+    rows = [trial_units(t, corpus) for t in trials]
+    cited = sum(1 for r in rows for c in r.claims if c.citations)
+    uncited = sum(len(r.uncited_claims) for r in rows)
+    summary = UnitsSummary(
+        trials=len(rows),
+        from_text=sum(1 for r in rows if r.units_from == "text"),
+        structured=sum(1 for r in rows if r.units_from == "structured"),
+        empty=sum(1 for r in rows if r.units_from == "empty"),
+        claims=sum(len(r.claims) for r in rows),
+        citations=sum(len(c.citations) for r in rows for c in r.claims),
+        uncited_claims=uncited,
+        missing_sources=sum(len(r.missing_sources) for r in rows),
+        no_citations=sum(
+            1 for r in rows if r.requires_citations and not r.checks[Check.source_existence.value].units
+        ),
+        citation_coverage=cited / (cited + uncited) if cited + uncited else None,
+    )
+    return UnitsDocument(
+        trials_file=trials_file,
+        corpus_file=corpus_file,
+        parser=_parser_info(PARSER),
+        summary=summary,
+        trials=rows,
+    )
+
+
+def list_units(
+    trials_path: Path, *, root: Path, corpus_path: Path | None = None
+) -> tuple[UnitsDocument, list[str]]:
+    """Read a trials file (and the corpus: ``corpus_path``, else ``corpus.jsonl`` beside the trials) and
+    return the units document with notes. Raises :class:`~graderctl.errors.InvalidInputError`."""
+    from graderctl.services.score import read_corpus, read_trials, recorded_path
+    from graderctl.store.readers import display_path
+
+    notes: list[str] = []
+    trials = read_trials(trials_path, root)
+    if corpus_path is None:
+        beside = trials_path.parent / "corpus.jsonl"
+        if beside.is_file():
+            corpus_path = beside
+            notes.append(f"using the corpus beside the trials: {display_path(beside, root)}")
+    corpus = read_corpus(corpus_path, root) if corpus_path is not None else None
+    if corpus is None:
+        notes.append(
+            "no corpus (--corpus PATH): claim_support evidence can only come from text the agent captured in "
+            "report.sources"
+        )
+    document = units_document(
+        trials,
+        corpus,
+        trials_file=recorded_path(trials_path, root),
+        corpus_file=recorded_path(corpus_path, root) if corpus_path is not None else None,
+    )
+    return document, notes

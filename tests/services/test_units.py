@@ -1,0 +1,148 @@
+"""The unit builder shared by `score` and `units`: raw report text, the zero-unit rule, and what result lines
+record about it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.data.score.fake_kind import ensure_registered, make_project
+
+from graderctl.models.results import GradedResult
+from graderctl.models.trials import Trial
+from graderctl.models.units import UnitsDocument
+from graderctl.parsing import PARSER
+from graderctl.services.score import ScoreOptions, score_trials
+from graderctl.services.units import NO_CITATIONS, citation_units, claim_units, list_units, report_view
+
+RAW_TEXT = (
+    "European heat pump sales fell 21% in 2024 to about 2.3 million units [1]. Pack prices fell to "
+    '"115 dollars per kWh" in 2024 [2]. Heat pumps were also sold in Asia during the same year [7].\n'
+    "Heat pump sales in Europe grew strongly during the 2010s across many markets.\n\n"
+    "Sources:\n"
+    "1. Heat pump tracker, https://www.iea.org/reports/heat-pumps-2024?utm_source=chatgpt.com\n"
+    "2. Battery prices. doi:10.1000/batt.2024.7\n"
+)
+
+
+@pytest.fixture(autouse=True)
+def _kind() -> None:
+    ensure_registered()
+
+
+def raw_trial(trial_id: str, text: str, **task: Any) -> dict[str, Any]:
+    return {
+        "task_id": "raw",
+        "trial_id": trial_id,
+        "task": {"question": "How did heat pump sales change?", **task},
+        "report": {"text": text},
+    }
+
+
+def write_trials(path: Path, rows: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def test_report_view_reads_raw_text_and_builds_units() -> None:
+    trial = Trial.model_validate(raw_trial("r1", RAW_TEXT))
+    view = report_view(trial)
+    assert view.origin == "text" and view.parser is PARSER
+    assert view.claims[0].text == ("European heat pump sales fell 21% in 2024 to about 2.3 million units.")
+    assert view.missing == [("c3", "[7]")]
+    assert view.uncited_claims == 1 and view.cited_claims == 3
+    units = citation_units(trial, view)
+    assert [u.id for u in units] == ["citation:c1/1", "citation:c2/2", "citation:c3/[7]"]
+    first = units[0].input
+    assert first is not None and first.citation.url is not None  # type: ignore[union-attr]
+    assert units[1].input.citation.doi == "10.1000/batt.2024.7"  # type: ignore[union-attr]
+    assert units[1].input.citation.quote == "115 dollars per kWh"  # type: ignore[union-attr]
+    assert units[2].input is None and "[7]" in (units[2].failure or "")
+    assert "missing source" in (units[2].failure or "")
+
+
+def test_structured_claims_win_over_the_text() -> None:
+    row = raw_trial("r1", RAW_TEXT)
+    row["report"]["claims"] = [{"id": "k1", "text": "Sales fell.", "citations": [{"source_id": "s1"}]}]
+    row["report"]["sources"] = [{"id": "s1", "url": "https://www.iea.org/reports/heat-pumps-2024"}]
+    view = report_view(Trial.model_validate(row))
+    assert view.origin == "structured" and view.parser is None
+    assert [c.id for c in view.claims] == ["k1"]
+
+
+def test_claim_units_of_raw_text_use_the_corpus() -> None:
+    from graderctl.models.calset import CorpusDocument
+    from graderctl.plugin import Corpus
+
+    here = Path(__file__).resolve().parents[1] / "data" / "score" / "corpus.jsonl"
+    corpus = Corpus([CorpusDocument.model_validate_json(x) for x in here.read_text().splitlines()])
+    units = claim_units(Trial.model_validate(raw_trial("r1", RAW_TEXT)), corpus)
+    assert units[0].input is not None and units[0].input.evidence[0].source_id == "doc-heat"  # type: ignore[union-attr]
+    assert units[1].input is not None and units[1].input.evidence[0].source_id == "doc-batt"  # type: ignore[union-attr]
+    assert units[2].input is None and "[7] (no source listed for it)" in (units[2].failure or "")
+
+
+def score_rows(tmp_path: Path, rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    make_project(tmp_path)
+    trials = write_trials(tmp_path / "runs" / "raw-trials.jsonl", rows)
+    output = tmp_path / "out" / "raw-results.jsonl"
+    score_trials(ScoreOptions(output=output, trials=trials), root=tmp_path)
+    lines = [json.loads(x) for x in output.read_text().splitlines()]
+    for line in lines:
+        GradedResult.model_validate(line)
+    return {line["trial_id"]: line for line in lines}
+
+
+def test_a_report_without_citations_never_passes_the_citation_checks(tmp_path: Path) -> None:
+    uncited = "European heat pump sales fell 21% in 2024 to about 2.3 million units."
+    lines = score_rows(
+        tmp_path,
+        [
+            raw_trial("none", uncited),
+            raw_trial("empty", ""),
+            raw_trial("waived", uncited, requires_citations=False),
+        ],
+    )
+    for trial_id in ("none", "empty"):
+        line = lines[trial_id]
+        assert line["success"] is False
+        for check in ("source_existence", "claim_support"):
+            result = line["checks"][check]
+            assert result["passed"] is False and result["units"] == 0
+            assert result["reasons"] == [NO_CITATIONS]
+    assert lines["none"]["uncited_claims"] == 1 and lines["none"]["cited_claims"] == 0
+    waived = lines["waived"]
+    for check in ("source_existence", "claim_support"):
+        result = waived["checks"][check]
+        assert result["passed"] is True and result["units"] == 0
+        assert result["citations_required"] is False
+        assert "not required by the task" in result["reasons"][0]
+
+
+def test_raw_text_trial_is_graded_and_records_the_parser(tmp_path: Path) -> None:
+    lines = score_rows(tmp_path, [raw_trial("r1", RAW_TEXT)])
+    line = lines["r1"]
+    assert line["parser"] == PARSER.to_dict() and line["parser"]["fingerprint"].startswith("sha256:")
+    assert line["units_from"] == "text"
+    assert line["uncited_claims"] == 1 and line["cited_claims"] == 3
+    se = line["checks"]["source_existence"]
+    assert se["units"] == 3 and se["failed_units"] == ["citation:c3/[7]"]
+    assert line["success"] is False
+
+
+def test_units_document_matches_what_score_grades(tmp_path: Path) -> None:
+    trials = write_trials(tmp_path / "trials.jsonl", [raw_trial("r1", RAW_TEXT), raw_trial("e", "")])
+    doc, notes = list_units(trials, root=tmp_path)
+    UnitsDocument.model_validate(doc.model_dump(mode="json"))
+    r1 = doc.trials[0]
+    assert [c.citations[0].missing for c in r1.claims] == [False, False, True]
+    assert r1.missing_sources[0].marker == "[7]"
+    assert r1.sources[0].url_key == "//iea.org/reports/heat-pumps-2024"
+    assert [u.id for u in r1.checks["source_existence"].units] == [
+        u.id for u in citation_units(Trial.model_validate(raw_trial("r1", RAW_TEXT)))
+    ]
+    assert doc.trials[1].checks["source_existence"].note == NO_CITATIONS
+    assert doc.summary.no_citations == 1 and doc.summary.missing_sources == 1
+    assert any("no corpus" in n for n in notes)
