@@ -159,6 +159,7 @@ def _pairs(
     from graderctl.errors import InvalidInputError, Problem
     from graderctl.services.calibrate import shipped_pairs
     from graderctl.services.trust import sets_of_check
+    from graderctl.store.lock import require_released_intact
     from graderctl.store.project import find_grader, find_set
 
     if all_:
@@ -166,9 +167,11 @@ def _pairs(
         if not quiet:
             for note in notes:
                 _state.err(f"note: {note}")
+        require_released_intact({g.ref: g for g, _ in pairs}.values(), root)  # before anything runs
         return pairs
     assert ref is not None
     grader = find_grader(ref, root)
+    require_released_intact([grader], root)
     chosen = [find_set(s, root) for s in sets] if sets else sets_of_check(root, grader.spec.check)
     if not chosen:
         raise InvalidInputError(

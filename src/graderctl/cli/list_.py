@@ -16,6 +16,7 @@ from typing import Annotated
 import typer
 
 from graderctl.cli import _state
+from graderctl.errors import Problem
 
 
 class Format(StrEnum):
@@ -49,8 +50,11 @@ def list_(
     listing = list_project(root)
     for problem in listing.problems:
         _state.err(f"warning: skipped {problem}")
+    for release in listing.release_problems:  # the same problem, message and fix as `graderctl validate`
+        _state.err(f"error: {release.format()}")
     if fmt is Format.json:
         typer.echo(json.dumps(listing.to_dict(), indent=2, ensure_ascii=False))
+        _exit_on_release_problems(listing.release_problems)
         return
     grader_rows: list[list[str]] = []
     for g in listing.graders:
@@ -103,3 +107,11 @@ def list_(
         if k.error is not None:
             _state.err(f"warning: grader kind {k.name!r} cannot be loaded: {k.error}")
     typer.echo("\n".join(out))
+    _exit_on_release_problems(listing.release_problems)
+
+
+def _exit_on_release_problems(problems: list[Problem]) -> None:
+    if problems:
+        from graderctl.errors import ExitCode
+
+        _state.exit_with(ExitCode.INVALID_INPUT)

@@ -15,6 +15,19 @@ def _unset(value: Any) -> bool:
     return value is None
 
 
+class GraderInfo(OpenModel):
+    name: str
+    version: int
+    kind: str
+    fingerprint: str
+    check: str | None = None
+    params: dict[str, Any] | None = None
+    judge: dict[str, Any] | None = None
+    #: ``True`` when ``name@version`` was released (in ``graders/graders.lock`` with this fingerprint) when it
+    #: was calibrated; a project whose reports say so and whose lock is missing is refused (exit 3).
+    released: bool | None = Field(default=None, exclude_if=_unset)
+
+
 class RateEstimate(OpenModel):
     """An error rate with its intervals. ``value`` and the bounds are ``None`` when ``n`` is 0."""
 
@@ -26,16 +39,6 @@ class RateEstimate(OpenModel):
     upper_95: float | None
     #: Interval that respects ``group`` (cluster bootstrap), when samples carry groups.
     clustered: dict[str, Any] | None = None
-
-
-class GraderInfo(OpenModel):
-    name: str
-    version: int
-    kind: str
-    fingerprint: str
-    check: str | None = None
-    params: dict[str, Any] | None = None
-    judge: dict[str, Any] | None = None
 
 
 class SetInfo(OpenModel):

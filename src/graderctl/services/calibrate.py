@@ -92,7 +92,8 @@ def calibrate(
     """Grade every sample of ``cal_set`` with ``grader`` and build its calibration report; unless ``write`` is
     false, write ``reports/<set>/<name>@<version>.json`` and ``.md`` atomically (both or neither).
 
-    Raises :class:`InvalidInputError` when the grader and the set are for different checks, and
+    Raises :class:`InvalidInputError` when the grader and the set are for different checks or the grader is
+    an edited released version (``graders.lock``; nothing is written), and
     :class:`GraderRunError` when the grader cannot run at all (it cannot be built, or errs on every sample).
     ``KeyboardInterrupt`` propagates and nothing is written. ``options`` sets jobs, batch size and timeout;
     kinds that are ``cacheable`` (model judges, commands) read and fill the project's verdict cache unless
@@ -113,6 +114,9 @@ def calibrate(
 
         cal_set = subset(whole, Split(split))
     check_pair(grader, cal_set)
+    from graderctl.store.lock import require_released_intact
+
+    require_released_intact([grader], root)  # an edited released version never overwrites its report
     if repeats != 1:
         from graderctl.services.repeats import check_repeats
 
@@ -132,6 +136,9 @@ def calibrate(
         created_at=now_rfc3339(),
         environment=environment_info(),
     )
+    from graderctl.store.lock import is_released
+
+    report.grader.released = True if is_released(grader, root) else None
     if repeats > 1:
         from graderctl.services.repeats import summarize_repeats
 
@@ -772,9 +779,11 @@ def check_current(
     """A report is stale when it is missing (or its Markdown is), unreadable, its fingerprints differ from the
     current grader and set, or re-running the grader gives different per-sample outcomes (accepted, rejected
     or error) or a different decision. Writes nothing."""
+    from graderctl.store.lock import require_released_intact
     from graderctl.store.readers import display_path
     from graderctl.store.reports import read_report, report_paths
 
+    require_released_intact([grader], root)
     ref, name = grader.ref, cal_set.name
     json_path, md_path = report_paths(root, name, grader.spec.name, grader.spec.version)
     shown = display_path(json_path, root)

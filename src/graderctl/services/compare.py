@@ -618,13 +618,16 @@ def compare(
     report and, unless ``write`` is false, write ``reports/comparisons/<old>--<new>.json`` and ``.md``
     atomically.
 
-    Raises :class:`InvalidInputError` (exit 3) when the versions grade different checks or a set is for
-    another check, :class:`GraderRunError` (exit 4) when a version cannot run at all. An error rate over a
-    set's limit is not raised: the report's ``status`` says so.
+    Raises :class:`InvalidInputError` (exit 3) when the versions grade different checks, a set is for
+    another check, or a released version was edited (graders.lock); :class:`GraderRunError` (exit 4) when a
+    version cannot run at all. An error rate over a set's limit is not raised: the report's ``status`` says
+    so.
     """
     from graderctl.services.calibrate import environment_info, now_rfc3339
+    from graderctl.store.lock import require_released_intact
 
     check_graders(old, new)
+    require_released_intact([old, new], root)
     if not sets and replay is None:
         raise InvalidInputError(
             f"no calibration set for check {old.spec.check.value}",

@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from graderctl import plugin
-from graderctl.errors import GraderctlError
+from graderctl.errors import GraderctlError, InvalidInputError, Problem
 from graderctl.services.trust import InvalidSet, TrustEntry, manifest_check, trust_for_grader
-from graderctl.store.project import LoadedSet, grader_files, load_grader, load_set, set_folders
+from graderctl.store.project import LoadedGrader, LoadedSet, grader_files, load_grader, load_set, set_folders
 from graderctl.store.readers import display_path
 
 
@@ -87,6 +87,8 @@ class ProjectListing:
     kinds: list[KindListing] = field(default_factory=list)
     #: Files that could not be loaded (``graderctl validate`` says why in detail).
     problems: list[str] = field(default_factory=list)
+    #: Released grader versions edited since they were locked, or a lock missing beside reports (exit 3).
+    release_problems: list[Problem] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -96,6 +98,7 @@ class ProjectListing:
             "sets": [s.to_dict() for s in self.sets],
             "kinds": [k.to_dict() for k in self.kinds],
             "problems": self.problems,
+            "release_problems": [p.to_dict() for p in self.release_problems],
         }
 
 
@@ -143,12 +146,14 @@ def list_project(root: Path) -> ProjectListing:
                 path=s.shown,
             )
         )
+    graders: list[LoadedGrader] = []
     for path in grader_files(root):
         try:
             grader = load_grader(path, root=root)
         except GraderctlError as exc:
             listing.problems.append(f"{display_path(path, root)}: {exc} (run `graderctl validate`)")
             continue
+        graders.append(grader)
         listing.graders.append(
             GraderListing(
                 ref=grader.ref,
@@ -162,4 +167,10 @@ def list_project(root: Path) -> ProjectListing:
             )
         )
     listing.graders.sort(key=lambda g: (g.name, g.version))
+    from graderctl.store.lock import require_released_intact
+
+    try:
+        require_released_intact(graders, root)
+    except InvalidInputError as exc:
+        listing.release_problems = list(exc.problems)
     return listing

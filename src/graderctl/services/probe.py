@@ -163,14 +163,18 @@ def run_probes(
 ) -> list[ProbeResult]:
     """Run the probes of one grader on one set; write each probe's report unless ``write`` is false.
 
-    Raises :class:`InvalidInputError` for a grader/set mismatch, :class:`UsageError` for an unknown probe or a
-    bad margin, :class:`GraderRunError` when the grader cannot run (it errs on every sample)."""
+    Raises :class:`InvalidInputError` for a grader/set mismatch or an edited released version,
+    :class:`UsageError` for an unknown probe or a bad margin, :class:`GraderRunError` when the grader cannot
+    run (it errs on every sample)."""
     unknown = [p for p in probes if p not in ALL_PROBES]
     if unknown:
         raise UsageError(f"unknown probe {unknown[0]!r}; expected one of: {', '.join(ALL_PROBES)}")
     if not 0 <= margin < 1:
         raise UsageError(f"--margin must be in [0, 1), got {margin}")
     check_pair(grader, cal_set)
+    from graderctl.store.lock import require_released_intact
+
+    require_released_intact([grader], root)
     samples = list(cal_set.samples)
     g = _Grading(grader, cal_set, root, options, progress)
     try:

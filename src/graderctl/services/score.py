@@ -858,6 +858,9 @@ def _plan(options: ScoreOptions, root: Path, opened: list[BinaryIO]) -> _Plan:
     if trials_path.resolve() == options.output.resolve():
         raise UsageError("--output must differ from the trials file")
     graders = resolve_graders(options.graders, root)
+    from graderctl.store.lock import require_released_intact
+
+    require_released_intact(graders, root)  # an edited released version is refused before any grading
     configured: list[str] = [g.spec.check.value for g in graders]
     if options.rescore is not None and old_by_key is not None:
         # The other checks keep their old results; the rule is the old one unless --require says otherwise.

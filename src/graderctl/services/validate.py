@@ -399,6 +399,12 @@ def validate_paths(
     if not out.files and not run.sink:
         out.notes.append("nothing to validate: no grader definitions or calibration sets found")
     _check_locks(run, update_lock)
+    if not paths and not update_lock:
+        from graderctl.store.lock import missing_lock_problem
+
+        missing = missing_lock_problem(root, any_report=True)
+        if missing is not None:
+            run.sink.add(missing)
     out.problems = run.sink.problems
     out.omitted = run.sink.omitted
     return out

@@ -274,3 +274,75 @@ def check_graders(
         if out.added:
             write_lock(lock)
     return out
+
+
+# --- every command that uses a grader checks it against the lock ------------------------------------------
+
+
+def lock_of(grader: LoadedGrader, root: Path) -> Path:
+    """The lock that governs ``grader``: that of the ``graders/`` folder it lives in, else the project's."""
+    folder = grader.path.resolve().parent.parent
+    return folder / LOCK_NAME if folder.name == GRADERS_DIR else lock_path(root)
+
+
+def is_released(grader: LoadedGrader, root: Path) -> bool:
+    """Whether ``grader`` is a released version as it stands: in its lock with this very fingerprint."""
+    at = lock_of(grader, root)
+    if not at.exists():
+        return False
+    try:
+        return read_lock_at(at, root=root).entries.get(grader.ref) == grader.fingerprint
+    except InvalidInputError:
+        return False
+
+
+def missing_lock_problem(root: Path, *, any_report: bool) -> Problem | None:
+    """A problem when ``graders/graders.lock`` is missing while ``reports/`` holds calibration reports of
+    released versions (``any_report``: any report at all, as ``validate`` checks): without the lock an edited
+    released version cannot be told from the released one."""
+    from graderctl.store.reports import report_files, report_head
+
+    path = lock_path(root)
+    if path.exists() or not (root / GRADERS_DIR).is_dir():
+        return None
+    reports = report_files(root)
+    if not any_report:
+        reports = [p for p in reports if ((report_head(p) or {}).get("grader") or {}).get("released") is True]
+    if not reports:
+        return None
+    shown = display_path(path, root)
+    what = "calibration report(s)" if any_report else "calibration report(s) of released grader versions"
+    return Problem(
+        file=shown,
+        message=f"{shown} is missing, but reports/ holds {len(reports)} {what} (e.g. "
+        f"{display_path(reports[0], root)}): without the lock an edited released grader version cannot be "
+        "told from the released one",
+        expected="the lock of the released grader versions beside the reports",
+        got="no file",
+        fix=f"restore it from version control (`git checkout -- {shown}`); if this project never released a "
+        "grader version, release the current ones with `graderctl validate --update-lock`",
+    )
+
+
+def require_released_intact(graders: Iterable[LoadedGrader], root: Path) -> None:
+    """Refuse (:class:`InvalidInputError`, exit 3) a released grader version whose definition no longer
+    matches ``graders.lock`` — the same problem, message and fix as ``graderctl validate`` — and a missing
+    lock beside reports of released versions (a project that never had a lock is not refused; ``validate``
+    reports any report without a lock). Called by every command that runs or trusts a grader (calibrate,
+    score, compare, probe, list) before anything runs or is written, so a released report is never
+    overwritten by an edited version."""
+    problems: list[Problem] = []
+    missing = missing_lock_problem(root, any_report=False)
+    if missing is not None:
+        problems.append(missing)
+    by_lock: dict[Path, list[LoadedGrader]] = {}
+    for g in graders:
+        by_lock.setdefault(lock_of(g, root), []).append(g)
+    for at, group in sorted(by_lock.items()):
+        if not at.exists():
+            continue
+        problems += check_graders(group, read_lock_at(at, root=root), root=root).problems
+    if problems:
+        first = problems[0].message
+        more = f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
+        raise InvalidInputError(f"{first}{more}", problems)

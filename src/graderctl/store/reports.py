@@ -114,6 +114,22 @@ def _same_findings(path: Path, report: CalibrationReport) -> dict[str, Any] | No
             return None
 
 
+def report_head(path: Path) -> dict[str, Any] | None:
+    """Every field of a report before ``samples`` (which :func:`report_json_chunks` writes last), read
+    without the samples; ``None`` when the file is not such a report."""
+    try:
+        with path.open("r", encoding="utf-8") as fh:
+            head_lines: list[str] = []
+            for line in fh:
+                if line in ('  "samples": [\n', '  "samples": []\n'):
+                    data = json.loads("".join(head_lines).rstrip().rstrip(",") + "\n}")
+                    return data if isinstance(data, dict) else None
+                head_lines.append(line)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    return None
+
+
 def _same_content(path: Path, chunks: Iterable[str]) -> bool:
     """Whether ``path`` holds exactly the concatenation of ``chunks`` (compared as it streams)."""
     try:
