@@ -63,7 +63,7 @@ from graderctl.identity import (
     split_identity,
 )
 from graderctl.models.base import Check, ModelIdentity
-from graderctl.models.calset import SampleInput
+from graderctl.models.calset import CorpusDocument, SampleInput
 from graderctl.models.reports import CalibrationReport
 from graderctl.models.results import GradedResult
 from graderctl.models.trials import Trial
