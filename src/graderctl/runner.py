@@ -282,7 +282,7 @@ def uses_processes(grader: GraderKind, processes: bool | None = None) -> bool:
         return False
     if processes:
         return True
-    declared = getattr(type(grader), "parallelism", None)
+    declared = getattr(grader, "parallelism", None)  # a class attribute, or set by an instance
     if declared in ("threads", "processes"):
         return bool(declared == "processes")
     return not (grader.model_based or grader.cacheable)

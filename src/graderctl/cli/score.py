@@ -32,6 +32,11 @@ class Format(StrEnum):
     json = "json"
 
 
+class Resolve(StrEnum):
+    corpus = "corpus"
+    online = "online"
+
+
 def score(
     trials: Annotated[
         Path | None, typer.Argument(help="Agent trials (JSON Lines, CONTRACT.md §4).", show_default=False)
@@ -67,6 +72,15 @@ def score(
             help="Score with graders not trusted for their check; every result they touch is marked.",
         ),
     ] = False,
+    resolve: Annotated[
+        Resolve | None,
+        typer.Option(
+            "--resolve",
+            help="How source-existence graders resolve cited sources: corpus, or online (a URL or DOI the "
+            "corpus lacks is fetched: 404/410 rejects, 5xx/timeouts are errors; cached on disk). Default: as "
+            "the grader's definition says (resolve = ...).",
+        ),
+    ] = None,
     trust_sets: Annotated[
         list[str] | None,
         typer.Option(
@@ -133,6 +147,7 @@ def score(
         require=checks,
         allow_untrusted=allow_untrusted,
         trust_sets=list(trust_sets or []),
+        resolve=resolve.value if resolve is not None else None,
         allow_self_grading=allow_self_grading,
         reason=reason,
         resume=resume,

@@ -29,15 +29,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 from operator import itemgetter
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
+from graderctl import __version__
 from graderctl.kinds import _text
 from graderctl.models.base import Check
 from graderctl.models.calset import CorpusDocument, SampleInput, SourceExistenceInput
 from graderctl.normalize import find_doi, normalize_doi, normalize_url
 from graderctl.plugin import Corpus, GraderKind, Verdict
+
+if TYPE_CHECKING:
+    from graderctl.kinds._online import OnlineResolver
 
 _LOOSE_TOKEN = re.compile(r"\d+(?:[.,]\d+)*(?![^\W_])|[^\W_]+|%")
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
@@ -122,6 +126,32 @@ class SourceExistenceParams(GraderKind.Params):
     )
     passage_chars_shown: int = Field(
         default=240, ge=40, description="Longest passage quoted in a reason (the middle is elided)."
+    )
+    # Online resolution (off by default; the defaults below are not written into shipped definitions, so
+    # their fingerprints and verdicts are unchanged).
+    resolve: Literal["corpus", "online"] = Field(
+        default="corpus",
+        description=(
+            "corpus: a source must be in the corpus. online: a URL or DOI the corpus lacks is fetched "
+            "(redirects followed); 404/410 = does not exist (rejected), 5xx/timeouts/connection or DNS "
+            "failures = an error (never a verdict); a fetched page becomes a corpus document for the quote "
+            "check. Lookups are cached on disk (`score --no-cache` turns that off)."
+        ),
+    )
+    doi_resolver: str = Field(
+        default="https://doi.org/",
+        pattern=r"^https?://",
+        description="online: where a DOI is resolved (the DOI is appended to this address).",
+    )
+    online_timeout: float = Field(default=10.0, gt=0, le=300, description="online: seconds per request.")
+    online_per_host: int = Field(default=2, ge=1, le=32, description="online: requests at a time per host.")
+    online_user_agent: str = Field(
+        default=f"graderctl/{__version__} (source-existence check of cited pages; one request per page)",
+        min_length=1,
+        description="online: the User-Agent header sent.",
+    )
+    online_max_bytes: int = Field(
+        default=5_000_000, ge=1024, description="online: largest page body read (the rest is not read)."
     )
 
 
@@ -709,9 +739,34 @@ class SourceExistenceGrader(GraderKind):
         assert isinstance(self.params, SourceExistenceParams)
         self.p: SourceExistenceParams = self.params
         self._matcher = _QuoteMatcher(self.p)
+        self._online: OnlineResolver | None = None
+        if self.p.resolve == "online":
+            from graderctl.kinds._online import OnlineResolver, OnlineSettings
+
+            cache = self.context.cache_dir
+            self._online = OnlineResolver(
+                OnlineSettings(
+                    doi_resolver=self.p.doi_resolver,
+                    timeout=self.p.online_timeout,
+                    per_host=self.p.online_per_host,
+                    user_agent=self.p.online_user_agent,
+                    max_bytes=self.p.online_max_bytes,
+                ),
+                cache / "online-pages" if cache is not None else None,
+            )
+            # waiting on the network: threads, not forked processes (which would each fetch and cache alone)
+            self.parallelism = "threads"
+            if self.context.corpus is None:  # every source is then looked up online
+                self.context.corpus = Corpus([])
+
+    def close(self) -> None:
+        if self._online is not None:
+            self._online.close()
 
     def grade_batch(self, inputs: Sequence[SampleInput]) -> list[Verdict]:
         corpus = self.context.corpus
+        if self._online is not None and corpus is not None:
+            self._online.prefetch(self._unresolved(inputs, corpus))
         indexes = _doc_indexes(corpus) if corpus is not None else ({}, {})
         verdicts: list[Verdict] = []
         for item in inputs:
@@ -750,7 +805,14 @@ class SourceExistenceGrader(GraderKind):
             )
         cit = item.citation
         res = self._resolve(cit, corpus)
+        online: list[Any] = []
+        if self._online is not None and (res.doc is None or res.problems):
+            res, online, error = self._resolve_online(cit, corpus, res)
+            if error is not None:
+                return Verdict.failed(error, details={"online": [_online_detail(x) for x in online]})
         details: dict[str, Any] = {"resolved_by": res.how if res.doc else None}
+        if online:
+            details["online"] = [_online_detail(x) for x in online]
         if res.doc is None or res.problems:
             reason = "; ".join(res.problems)
             if res.closest:
@@ -861,6 +923,86 @@ class SourceExistenceGrader(GraderKind):
             msgs.append(f"and {len(bad) - 3} more fragment(s) not found")
         return Verdict.reject(f"{where}; " + "; ".join(msgs), score=score, details=details)
 
+    # -- online resolution --
+
+    @staticmethod
+    def _in_corpus(kind: str, value: str, corpus: Corpus) -> CorpusDocument | None:
+        if kind == "url":
+            doc = corpus.by_url.get(normalize_url(value))
+            if doc is None:
+                embedded = find_doi(value)
+                doc = corpus.by_doi.get(embedded) if embedded else None
+            return doc
+        key = normalize_doi(value)
+        return corpus.by_doi.get(key) if key else None
+
+    def _unresolved(self, inputs: Sequence[SampleInput], corpus: Corpus) -> list[tuple[str, str]]:
+        """The URLs and DOIs of a batch's citations that the corpus does not have (to fetch at once)."""
+        out: list[tuple[str, str]] = []
+        for item in inputs:
+            if not isinstance(item, SourceExistenceInput):
+                continue
+            for kind, value in (("url", item.citation.url), ("doi", item.citation.doi)):
+                if value and self._in_corpus(kind, value, corpus) is None:
+                    out.append((kind, value))
+        return out
+
+    def _resolve_online(
+        self, cit: Any, corpus: Corpus, offline: _Resolution
+    ) -> tuple[_Resolution, list[Any], str | None]:
+        """Resolve the citation, looking up online the URLs and DOIs the corpus lacks: ``(resolution,
+        lookups, error)``; ``error`` is set when a lookup failed and nothing else decides (never a
+        verdict)."""
+        assert self._online is not None
+        found: list[tuple[str, str, CorpusDocument | None]] = []
+        lookups = []
+        missing: list[str] = []
+        errors: list[str] = []
+        if cit.source_id:
+            found.append(("source_id", cit.source_id, corpus.get(cit.source_id)))
+        for kind, value in (("url", cit.url), ("doi", cit.doi)):
+            if not value:
+                continue
+            doc = self._in_corpus(kind, value, corpus)
+            if doc is not None:
+                found.append((kind, value, doc))
+                continue
+            lookup = self._online.lookup(kind, value)
+            lookups.append(lookup)
+            if lookup.outcome == "found":
+                found.append((f"{kind} (online)", value, _online_document(lookup)))
+            else:
+                found.append((kind, value, None))
+                (missing if lookup.outcome == "missing" else errors).append(lookup.describe())
+        if errors and not missing:
+            return offline, lookups, "; ".join(errors) + ": whether the source exists is unknown"
+        resolved = [(k, v, d) for k, v, d in found if d is not None]
+        problems: list[str] = list(missing)
+        unresolved = [(k, v) for k, v, d in found if d is None and k == "source_id"]
+        if not resolved:
+            if not problems:
+                problems.append("no document in the corpus or online has the cited identifiers")
+            return _Resolution(None, "nothing", problems, self._closest(cit, corpus, None)), lookups, None
+        kind0, value0, doc0 = resolved[0]
+        assert doc0 is not None
+        how = f"resolved by {kind0} {value0!r}"
+        if self.p.identifiers_must_agree:
+            problems = [f"{how}, but {p}" for p in problems]
+            for k, v in unresolved:
+                problems.append(
+                    f"{how}, but its {k} {v!r} resolves to no document: a fabricated or mangled {k}"
+                )
+            for k, v, d in resolved[1:]:
+                assert d is not None
+                if not _same_document(doc0, d):
+                    problems.append(
+                        f"{kind0} {value0!r} is {_doc_name(doc0)} but {k} {v!r} is {_doc_name(d)}: the "
+                        "identifiers disagree"
+                    )
+        else:
+            problems = []
+        return _Resolution(doc0, how, problems), lookups, None
+
     # -- identifiers --
 
     def _resolve(self, cit: Any, corpus: Corpus) -> _Resolution:
@@ -941,3 +1083,45 @@ class SourceExistenceGrader(GraderKind):
         if not hints and cit.title:
             hints.append(f"no document has a title like {cit.title!r}")
         return "; ".join(hints) or None
+
+
+def _online_document(lookup: Any) -> CorpusDocument:
+    """A page fetched online as a corpus document (its id names the address it was found at)."""
+    url = lookup.final_url or lookup.requested
+    return CorpusDocument(
+        id=f"online:{url}",
+        url=url,
+        doi=normalize_doi(lookup.value) if lookup.kind == "doi" else find_doi(url),
+        title=lookup.title,
+        text=lookup.text,
+    )
+
+
+def _online_detail(lookup: Any) -> dict[str, Any]:
+    return {
+        "identifier": lookup.kind,
+        "value": lookup.value,
+        "outcome": lookup.outcome,
+        "requested": lookup.requested,
+        "final_url": lookup.final_url,
+        "status": lookup.status,
+        "detail": lookup.detail,
+        "cached": lookup.cached,
+    }
+
+
+def _same_document(a: CorpusDocument, b: CorpusDocument) -> bool:
+    """Whether two documents (from the corpus or fetched online) are one source: the same id, URL or DOI."""
+    if a.id == b.id:
+        return True
+    if a.url and b.url and normalize_url(a.url) == normalize_url(b.url):
+        return True
+    da = normalize_doi(a.doi) if a.doi else None
+    db = normalize_doi(b.doi) if b.doi else None
+    return bool(da and da == db)
+
+
+def _doc_name(doc: CorpusDocument) -> str:
+    if doc.id.startswith("online:"):
+        return f"the page at {doc.url}"
+    return f"document {doc.id!r}"

@@ -125,6 +125,9 @@ class ScoreOptions:
     run: RunOptions = DEFAULT_RUN
     #: Trials per grading round (default :data:`CHUNK_TRIALS`).
     chunk_trials: int | None = None
+    #: ``--resolve``: how source-existence graders resolve sources (``corpus``/``online``; default: as
+    #: their definition says). Recorded in every check it affects.
+    resolve: str | None = None
 
 
 @dataclass
@@ -610,6 +613,8 @@ def check_result(
         result["calibration"] = trust.reports
     else:
         result["trust"] = trust.detail
+    if getattr(grader.params, "resolve", None) == "online":
+        result["resolve"] = "online"
     return result
 
 
@@ -861,6 +866,8 @@ def _plan(options: ScoreOptions, root: Path, opened: list[BinaryIO]) -> _Plan:
     from graderctl.store.lock import require_released_intact
 
     require_released_intact(graders, root)  # an edited released version is refused before any grading
+    if options.resolve is not None:
+        graders = _with_resolve(graders, options.resolve, notes)
     configured: list[str] = [g.spec.check.value for g in graders]
     if options.rescore is not None and old_by_key is not None:
         # The other checks keep their old results; the rule is the old one unless --require says otherwise.
@@ -966,6 +973,31 @@ def _plan(options: ScoreOptions, root: Path, opened: list[BinaryIO]) -> _Plan:
         rescored_from=recorded_path(options.rescore, root) if options.rescore is not None else None,
         notes=notes,
     )
+
+
+def _with_resolve(graders: list[LoadedGrader], resolve: str, notes: list[str]) -> list[LoadedGrader]:
+    """``--resolve``: the graders whose params have ``resolve`` (source existence), set to it for this run.
+    The fingerprint stays the definition's: the choice is recorded in each check result instead."""
+    import dataclasses
+
+    out: list[LoadedGrader] = []
+    changed = False
+    for g in graders:
+        if "resolve" in type(g.params).model_fields:
+            changed = True
+            if getattr(g.params, "resolve", None) != resolve:
+                g = dataclasses.replace(g, params=g.params.model_copy(update={"resolve": resolve}))
+                if resolve == "online":
+                    notes.append(
+                        f"{g.ref} resolves sources the corpus lacks online (--resolve online): 404/410 "
+                        "rejects, 5xx/timeouts are grader errors; its calibration used the corpus only"
+                    )
+        out.append(g)
+    if not changed:
+        raise UsageError(
+            f"--resolve {resolve}: no grader in use resolves sources (it applies to source_existence graders)"
+        )
+    return out
 
 
 def _result_line(

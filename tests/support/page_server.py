@@ -1,0 +1,107 @@
+"""A small web server on 127.0.0.1 for the online source-resolution tests: pages, redirects, 404/410, 500,
+a slow page, a DOI resolver route; it counts requests per path, records User-Agents and the most requests
+in flight at once."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+QUOTE = "the northern link was approved in May"
+PAGE = (
+    "<!doctype html><html><head><title>Grid news</title><script>var q = 'not text';</script></head>"
+    f"<body><nav>Menu</nav><p>Officials said {QUOTE} after a long review.</p></body></html>"
+)
+
+
+class PageServer:
+    def __init__(self) -> None:
+        self.hits: Counter[str] = Counter()
+        self.agents: list[str] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self.lock = threading.Lock()
+        self.slow_seconds = 2.0
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                path = self.path
+                with server.lock:
+                    server.hits[path] += 1
+                    server.agents.append(self.headers.get("User-Agent", ""))
+                    server.in_flight += 1
+                    server.max_in_flight = max(server.max_in_flight, server.in_flight)
+                try:
+                    self._answer(path)
+                finally:
+                    with server.lock:
+                        server.in_flight -= 1
+
+            def _answer(self, path: str) -> None:
+                if path in ("/page", "/other"):
+                    self._send(
+                        200, PAGE if path == "/page" else "<html><body><p>Nothing here.</p></body></html>"
+                    )
+                elif path == "/text":
+                    self._send(200, f"Plain text: {QUOTE}.", "text/plain; charset=utf-8")
+                elif path == "/moved" or path == "/doi/10.1234/grid.2024":
+                    self.send_response(302)
+                    self.send_header("Location", "/page")
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                elif path in ("/gone", "/doi/10.1234/nothing"):
+                    self._send(404, "not found")
+                elif path == "/deleted":
+                    self._send(410, "gone")
+                elif path == "/broken":
+                    self._send(500, "oops")
+                elif path == "/slow":
+                    time.sleep(server.slow_seconds)
+                    self._send(200, PAGE)
+                elif path.startswith("/busy/"):
+                    time.sleep(0.15)
+                    self._send(200, PAGE)
+                else:
+                    self._send(404, "no route")
+
+            def _send(self, status: int, body: str, content_type: str = "text/html; charset=utf-8") -> None:
+                data = body.encode("utf-8")
+                self.send_response(status)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.base = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self.thread = threading.Thread(
+            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self.thread.start()
+
+    def url(self, path: str) -> str:
+        return self.base + path
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def server() -> Iterator[PageServer]:
+    s = PageServer()
+    try:
+        yield s
+    finally:
+        s.stop()
