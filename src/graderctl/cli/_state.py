@@ -7,7 +7,7 @@ from typing import Any
 
 import typer
 
-from graderctl.errors import ExitCode, GraderctlError, InvalidInputError
+from graderctl.errors import ExitCode, GraderctlError, InvalidInputError, Problem
 
 DEBUG = False
 ROOT: str | None = None
@@ -15,9 +15,51 @@ MAX_PROBLEMS_SHOWN = 50
 
 
 def root() -> Path:
+    """The project root: ``--root``, else ``$GRADERCTL_ROOT``, else found upward from the working directory.
+    A root given explicitly that is not a folder is an error (exit 3), never silently an empty project."""
+    import os
+
     from graderctl.store.project import find_root
 
-    return Path(ROOT).resolve() if ROOT else find_root()
+    given = ROOT or os.environ.get("GRADERCTL_ROOT") or None
+    path = Path(given).resolve() if given else find_root()
+    if given and not path.is_dir():
+        what = "a file" if path.exists() else "nothing"
+        raise InvalidInputError(
+            f"no project found at {path}: there is {what} at this path",
+            [
+                Problem(
+                    file=str(path),
+                    message="no project found at this path",
+                    expected="a project folder (with graders/ or calibration_sets/)",
+                    got=what,
+                    fix="give the project's folder with --root (or $GRADERCTL_ROOT)",
+                )
+            ],
+        )
+    return path
+
+
+def project_root() -> Path:
+    """:func:`root`, which must be a project (a folder with ``graders/`` or ``calibration_sets/``): for the
+    CI gates (``validate``, ``calibrate --all [--check]``), which would otherwise pass on nothing."""
+    from graderctl.store.project import GRADERS_DIR, SETS_DIR
+
+    path = root()
+    if not ((path / GRADERS_DIR).is_dir() or (path / SETS_DIR).is_dir()):
+        raise InvalidInputError(
+            f"no project found at {path}: it has neither {GRADERS_DIR}/ nor {SETS_DIR}/",
+            [
+                Problem(
+                    file=str(path),
+                    message="no project found at this path",
+                    expected=f"a folder with {GRADERS_DIR}/ or {SETS_DIR}/ (or one of its subfolders)",
+                    got=f"neither {GRADERS_DIR}/ nor {SETS_DIR}/",
+                    fix="run from inside a graderctl project, or give its folder with --root PROJECT",
+                )
+            ],
+        )
+    return path
 
 
 def err(message: str) -> None:

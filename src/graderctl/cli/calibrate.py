@@ -119,7 +119,7 @@ def calibrate(
 
     from graderctl.services.running import RunOptions
 
-    root = _state.root()
+    root = _state.project_root() if all_ else _state.root()  # --all over nothing must not pass
     try:
         pairs = _pairs(root, ref, sets, all_=all_, quiet=quiet)
     except KeyboardInterrupt:

@@ -60,7 +60,7 @@ def validate(
     JSON pointer: what; expected ..., got .... Fix: ...)."""
     from graderctl.services.validate import validate_paths
 
-    root = _state.root()
+    root = _state.root() if paths else _state.project_root()  # the project itself must exist
     outcome = validate_paths(
         list(paths or []),
         root=root,
