@@ -123,12 +123,12 @@ def test_inspect_mapping_and_pages_read(
         ("q-solar", "q-solar-e2"),
     ]
     for row in rows:
-        question, url, answer, _ = s.QUESTIONS[row["task_id"]]
+        question, _, answer, _ = s.QUESTIONS[row["task_id"]]
         assert row["task"]["question"] == question
         assert row["category"] == "energy" and row["stop_reason"] == "completed"
         assert (
             row["report"]["text"].startswith("The agency reports that output")
-            and url in row["report"]["text"]
+            and s.cited_url(row["task_id"]) in row["report"]["text"]
         )
         assert "usd" not in row["cost"]
         assert row["trajectory"].endswith(f"#{row['task_id']}/e{row['trial_id'].rsplit('-e', 1)[1]}")
@@ -165,6 +165,16 @@ def test_score_reads_an_inspect_log_directly(
     rows = lines(results)
     assert len(rows) == 16 and {r["generator"]["provider"] for r in rows} == {"mockllm"}
     assert all(r["cost"]["tool_calls"] == 2 for r in rows)
+    # the report text is parsed into citations, checked against the pages the agent read: a page it fetched
+    # (quote and all) passes, a page it never fetched does not
+    s = support()
+    for row in rows:
+        check = row["checks"]["source_existence"]
+        assert check["units"] == 2, check
+        if row["task_id"] in s.CITES_UNREAD:
+            assert row["success"] is False and "no document in the corpus" in check["reasons"][0]
+        else:
+            assert row["success"] is True, check
 
 
 def test_tool_option_limits_the_pages(

@@ -45,6 +45,12 @@ K_VALUES = (1, 2, 3, 4)
 USAGE_TOOL_CALL = (100, 10)  # (input, output) tokens of each tool-calling turn
 USAGE_ANSWER = (400, 60)  # of the answering turn
 SEARCH_RESULT_URL = "https://search.example.com/result/{qid}"
+#: Questions whose answer cites a page the agent never fetched (what source existence must catch).
+CITES_UNREAD = {"q-hydro": "https://hydro.example.org/never-fetched"}
+
+
+def cited_url(qid: str) -> str:
+    return CITES_UNREAD.get(qid, QUESTIONS[qid][1])
 
 
 def page_html(qid: str) -> str:
@@ -129,7 +135,7 @@ def make_logs(log_dir: Path) -> dict[str, Any]:
                 out = ModelOutput.from_content(
                     "mockllm/model",
                     f'The agency reports that output {said} [1]. It notes "the figures were published in '
-                    f'the annual review" [1].\n\nSources:\n[1] Report on {qid}, {url}',
+                    f'the annual review" [1].\n\nSources:\n[1] Report on {qid}, {cited_url(qid)}',
                 )
                 out.usage = usage(USAGE_ANSWER)
                 return out
