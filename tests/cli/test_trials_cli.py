@@ -97,6 +97,39 @@ def test_inspect_log_pass_at_k_equals_inspect_reducers(
         assert by_trial[(qid, f"{qid}-e1")]["imported_score"]["scorer"] == "includes"
 
 
+def test_failed_epoch_is_null_and_metrics_still_equal_inspect(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, inspect_logs: dict[str, Any]
+) -> None:
+    """An epoch that failed in Inspect (no score) is success null: left out of its task's n, exactly as
+    Inspect's reducers leave it out."""
+    s = support()
+    trials, results = tmp_path / "trials.jsonl", tmp_path / "results.jsonl"
+    code, _, err = run(
+        capsys,
+        tmp_path,
+        "trials",
+        "import",
+        "inspect",
+        str(inspect_logs["errors"]),
+        "-o",
+        str(trials),
+        "--results-output",
+        str(results),
+    )
+    assert code == 0, err
+    failed = [r for r in lines(results) if r["success"] is None]
+    assert [(r["task_id"], r["trial_id"]) for r in failed] == [("b", "b-e2")]
+    assert "the provider failed" in failed[0]["reason"] and failed[0]["stop_reason"] == "error"
+    code, out, err = run(capsys, tmp_path, "metrics", str(results), "--k", "1,2,3", "--format", "json")
+    assert code == 0, err
+    metrics = json.loads(out)
+    inspect_values = s.reducer_values(inspect_logs["errors_log"])
+    for k in (1, 2, 3):
+        assert metrics["pass_at_k"][str(k)] == pytest.approx(inspect_values[f"pass_at_{k}"], abs=1e-12)
+        assert metrics["pass_hat_k"][str(k)] == pytest.approx(inspect_values[f"pass_k_{k}"], abs=1e-12)
+    assert metrics["null_trials"]["count"] == 1
+
+
 def test_inspect_mapping_and_pages_read(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, inspect_logs: dict[str, Any]
 ) -> None:

@@ -175,7 +175,45 @@ def make_logs(log_dir: Path) -> dict[str, Any]:
         out[fmt] = Path(log.location)
         if fmt == "eval":
             out["log"] = log
+    out["errors_log"] = make_error_log(log_dir)
+    out["errors"] = Path(out["errors_log"].location)
     return out
+
+
+def make_error_log(log_dir: Path) -> Any:
+    """A run in which one epoch of one sample fails (the provider raises; ``fail_on_error=False``): Inspect
+    scores the other epochs only. Two samples x 4 epochs, answers alternating right and wrong."""
+    calls: collections.Counter[str] = collections.Counter()
+    lock = threading.Lock()
+
+    def outputs(messages: list[Any], tools: Any, tool_choice: Any, config: Any) -> ModelOutput:
+        question = messages[0].text
+        with lock:
+            n = calls[question]
+            calls[question] += 1
+        if question == "B?" and n == 1:
+            raise RuntimeError("the provider failed")
+        out = ModelOutput.from_content("mockllm/model", "yes" if n % 2 == 0 else "no")
+        out.usage = ModelUsage(input_tokens=5, output_tokens=1, total_tokens=6)
+        return out
+
+    task = Task(
+        dataset=[Sample(id="a", input="A?", target="yes"), Sample(id="b", input="B?", target="yes")],
+        solver=[generate()],
+        scorer=includes(),
+        epochs=Epochs(EPOCHS, [pass_at(1), pass_at(2), pass_at(3), pass_k(1), pass_k(2), pass_k(3)]),
+        name="flaky",
+    )
+    logs = inspect_eval(
+        task,
+        model=get_model("mockllm/model", custom_outputs=outputs),
+        log_dir=str(log_dir / "errors"),
+        display="none",
+        log_level="error",
+        fail_on_error=False,
+        retry_on_error=0,
+    )
+    return logs[0]
 
 
 def reducer_values(log: Any) -> dict[str, float]:

@@ -562,7 +562,14 @@ def inspect_trials(
                 )
                 if scorer is not None:
                     scorers.add(scorer)
-                results.append(_result_line(trial, success, {"scorer": scorer, "value": value, "log": shown}))
+                line = _result_line(trial, success, {"scorer": scorer, "value": value, "log": shown})
+                error = getattr(sample, "error", None)
+                if success is None and error is not None:
+                    message = str(getattr(error, "message", "") or "").strip()
+                    line["reason"] = "the sample failed in Inspect" + (
+                        f": {message[:300]}" if message else ""
+                    )
+                results.append(line)
         if len(trials) == n_before:
             outcome.notes.append(f"{shown}: the log holds no sample")
     if costs.unpriced:
