@@ -451,21 +451,49 @@ def _values_match(q: Quantity, p: Quantity, value: float | None = None) -> bool:
     return False
 
 
-@dataclass
 class ReportQuantities:
-    """The quantities and dates of a report, by sentence."""
+    """The quantities and dates of a report, by sentence. A sentence is read when first asked for (a nugget
+    with numbers looks at a few sentences only; a report whose nuggets have none is never read)."""
 
-    by_sentence: list[list[Quantity]]
-    dates_by_sentence: list[list[_text.DateMention]]
-    years: frozenset[int]
+    def __init__(self, sentences: Sequence[str]) -> None:
+        self._sentences = list(sentences)
+        self._quantities: list[list[Quantity] | None] = [None] * len(self._sentences)
+        self._dates: list[list[_text.DateMention] | None] = [None] * len(self._sentences)
+        self._years: frozenset[int] | None = None
 
     @classmethod
     def build(cls, sentences: Sequence[str]) -> ReportQuantities:
-        dates = [_dates(s) for s in sentences]
-        by_sentence = [extract_quantities(s, dates=d) for s, d in zip(sentences, dates, strict=True)]
-        years = frozenset(int(q.value) for qs in by_sentence for q in qs if q.year)
-        years |= frozenset(d.year for ds in dates for d in ds if d.year is not None)
-        return cls(by_sentence, dates, years)
+        return cls(sentences)
+
+    def dates(self, i: int) -> list[_text.DateMention]:
+        got = self._dates[i]
+        if got is None:
+            got = self._dates[i] = _dates(self._sentences[i])
+        return got
+
+    def quantities(self, i: int) -> list[Quantity]:
+        got = self._quantities[i]
+        if got is None:
+            got = self._quantities[i] = extract_quantities(self._sentences[i], dates=self.dates(i))
+        return got
+
+    @property
+    def by_sentence(self) -> list[list[Quantity]]:
+        return [self.quantities(i) for i in range(len(self._sentences))]
+
+    @property
+    def dates_by_sentence(self) -> list[list[_text.DateMention]]:
+        return [self.dates(i) for i in range(len(self._sentences))]
+
+    @property
+    def years(self) -> frozenset[int]:
+        """Every year the report names (as a quantity or in a date)."""
+        if self._years is None:
+            years = frozenset(int(q.value) for qs in self.by_sentence for q in qs if q.year)
+            self._years = years | frozenset(
+                d.year for ds in self.dates_by_sentence for d in ds if d.year is not None
+            )
+        return self._years
 
 
 def quantity_present(
@@ -475,7 +503,7 @@ def quantity_present(
     ``i`` and the nugget are linked by words of opposite polarity (for complementary percentages)."""
     for i in sentences:
         if q.month is not None:
-            for d in report.dates_by_sentence[i]:
+            for d in report.dates(i):
                 if d.month != q.month:
                     continue
                 if q.day_of_date and d.day not in (None, int(q.value)):
@@ -487,7 +515,7 @@ def quantity_present(
                 ):
                     continue
                 return True
-        for p in report.by_sentence[i]:
+        for p in report.quantities(i):
             if p.percent != q.percent:
                 continue
             if _values_match(q, p):

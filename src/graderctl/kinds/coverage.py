@@ -41,6 +41,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from graderctl.kinds import _text
 from graderctl.kinds._quantities import (
+    Quantity,
     ReportQuantities,
     complement_linked,
     extract_quantities,
@@ -625,10 +626,26 @@ def _coreferences(
     return coref
 
 
-def nugget_features(nugget: str, report: ReportIndex, *, slip: float = 0.85) -> NuggetMatch:
-    """Measure how well ``report`` contains ``nugget`` (see :data:`FEATURES`)."""
-    from rapidfuzz import fuzz
+@dataclass(frozen=True)
+class _NuggetParts:
+    """What :func:`nugget_features` reads from the nugget alone (the same for every report it is matched
+    against; the trials of one task share their nuggets). Read only: shared between calls."""
 
+    cleaned: str
+    tokens: list[str]
+    content: list[str]
+    content_stems: list[str]
+    all_stems: list[str]
+    negated: bool
+    names: list[_Name]
+    alternatives: list[set[str]]
+    #: (the acronym as written, its letters) for each acronym of the nugget
+    acronyms: list[tuple[str, str]]
+    quantities: list[Quantity]
+
+
+@lru_cache(maxsize=8192)
+def _nugget_parts(nugget: str) -> _NuggetParts:
     cleaned = clean_text(nugget).replace("/", " / ")
     tokens = _text.tokenize(cleaned)
     has_age = _AGE.search(cleaned) is not None
@@ -640,17 +657,38 @@ def nugget_features(nugget: str, report: ReportIndex, *, slip: float = 0.85) -> 
         and t not in _NUMBER_WORDS
         and not (has_age and _stem(t) in _AGE_WORDS)
     ]
-    content_stems = list(dict.fromkeys(_stem(t) for t in content))
+    return _NuggetParts(
+        cleaned=cleaned,
+        tokens=tokens,
+        content=content,
+        content_stems=list(dict.fromkeys(_stem(t) for t in content)),
+        all_stems=[_stem(t) for t in tokens],
+        negated=_negated(tokens),
+        names=_names(cleaned),
+        alternatives=_alternatives(cleaned),
+        acronyms=[(m.group(), m.group(1)) for m in _ACRONYM.finditer(cleaned)],
+        quantities=extract_quantities(cleaned, in_nugget=True),
+    )
+
+
+def nugget_features(nugget: str, report: ReportIndex, *, slip: float = 0.85) -> NuggetMatch:
+    """Measure how well ``report`` contains ``nugget`` (see :data:`FEATURES`)."""
+    from rapidfuzz import fuzz
+
+    parts = _nugget_parts(nugget)
+    cleaned = parts.cleaned
+    content = parts.content
+    content_stems = parts.content_stems
     n_content = len(content_stems)
-    all_stems = [_stem(t) for t in tokens]
-    nugget_negated = _negated(tokens)
+    all_stems = parts.all_stems
+    nugget_negated = parts.negated
     # each nugget stem, as the report spells it (None: absent)
     resolved = {s: _resolve_stem(s, report, slip) for s in content_stems}
-    names = _names(cleaned)
+    names = parts.names
     groups = [g for g in ([t for t in n.stems if t in resolved] for n in names) if g]
     group_of = {t: g for g in groups for t in g}
     alternatives = [
-        a for a in ([t for t in content_stems if t in slot] for slot in _alternatives(cleaned)) if len(a) > 1
+        a for a in ([t for t in content_stems if t in slot] for slot in parts.alternatives) if len(a) > 1
     ]
     weights = {s: (2.0 if s in group_of else 1.0) * (1.0 + min(len(s), 10) / 10) for s in content_stems}
     total_weight = sum(weights.values())
@@ -659,9 +697,9 @@ def nugget_features(nugget: str, report: ReportIndex, *, slip: float = 0.85) -> 
     coref = _coreferences(groups, resolved, report) if groups else {}
     # an acronym of the nugget the report spells out ("SST": "sea surface temperature"), by sentence
     acronyms: dict[str, set[int]] = {}
-    for m in _ACRONYM.finditer(cleaned):
-        st = _stem(m.group().lower())
-        where = report.spelled_out(m.group(1).lower()) if st in resolved and resolved[st] is None else None
+    for written, letters in parts.acronyms:
+        st = _stem(written.lower())
+        where = report.spelled_out(letters.lower()) if st in resolved and resolved[st] is None else None
         if st in resolved and resolved[st] is None and where:
             acronyms[st] = where
 
@@ -713,7 +751,7 @@ def nugget_features(nugget: str, report: ReportIndex, *, slip: float = 0.85) -> 
     ]
 
     # numbers: stated in the best passage or a sentence matching nearly as well (see _quantities)
-    quantities = extract_quantities(cleaned, in_nugget=True)
+    quantities = parts.quantities
     present_numbers: list[bool] = []
     passage_numbers: list[str] = []
     if quantities:
@@ -732,7 +770,7 @@ def nugget_features(nugget: str, report: ReportIndex, *, slip: float = 0.85) -> 
             scope = sorted(set(best_unit.span) | {i for i, r in sentence_recall.items() if r >= floor})
         present_numbers = [quantity_present(q, report.quantities, scope, linked) for q in quantities]
         if best_unit is not None:
-            passage_numbers = [p.text for i in best_unit.span for p in report.quantities.by_sentence[i]]
+            passage_numbers = [p.text for i in best_unit.span for p in report.quantities.quantities(i)]
     missing_numbers = [q.text for q, ok in zip(quantities, present_numbers, strict=True) if not ok]
 
     contradictions = (
