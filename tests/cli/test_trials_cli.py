@@ -399,3 +399,14 @@ def test_jsonl_bad_mapping_and_records(capsys: pytest.CaptureFixture[str], tmp_p
     assert code == ExitCode.INVALID_INPUT, err
     assert "runs.jsonl:2: /out: no value for report.text at 'out'" in err
     assert not out_path.exists()
+
+
+def test_units_reads_an_inspect_log_directly(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, inspect_logs: dict[str, Any]
+) -> None:
+    code, out, err = run(capsys, tmp_path, "units", str(inspect_logs["eval"]), "--format", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["summary"]["trials"] == 16 and doc["summary"]["from_text"] == 16
+    assert doc["summary"]["citations"] == 32 and doc["summary"]["missing_sources"] == 0
+    assert "the 8 page(s) the agents read through tools are part of the corpus" in err

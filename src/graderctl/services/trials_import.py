@@ -585,6 +585,12 @@ def inspect_trials(
     return trials, pages, results, outcome
 
 
+def log_trials_and_pages(path: Path, root: Path) -> tuple[list[Trial], list[CorpusDocument]]:
+    """An Inspect AI log's trials and the pages its agents read (for ``units`` given a log directly)."""
+    trials, pages, _, _ = inspect_trials([path], ImportOptions(output=path), root=root)
+    return trials, pages.documents()
+
+
 def log_trials_file(path: Path, root: Path) -> tuple[Path, list[CorpusDocument]]:
     """For ``score`` given an Inspect AI log directly: its trials in a temporary JSON Lines file (the caller
     removes it) and the pages its agents read."""

@@ -430,16 +430,30 @@ def list_units(
     """Read a trials file (and the corpus: ``corpus_path``, else ``corpus.jsonl`` beside the trials) and
     return the units document with notes. Raises :class:`~graderctl.errors.InvalidInputError`."""
     from graderctl.services.score import read_corpus, read_trials, recorded_path
+    from graderctl.store.inspect_logs import looks_like_inspect_log
     from graderctl.store.readers import display_path
 
     notes: list[str] = []
-    trials = read_trials(trials_path, root)
+    pages: list[CorpusDocument] = []
+    if looks_like_inspect_log(trials_path):  # an Inspect AI log: its samples, and the pages its agents read
+        from graderctl.services.trials_import import log_trials_and_pages
+
+        trials, pages = log_trials_and_pages(trials_path, root)
+        notes.append(f"{display_path(trials_path, root)} is an Inspect AI log: {len(trials)} trial(s)")
+    else:
+        trials = read_trials(trials_path, root)
     if corpus_path is None:
         beside = trials_path.parent / "corpus.jsonl"
         if beside.is_file():
             corpus_path = beside
             notes.append(f"using the corpus beside the trials: {display_path(beside, root)}")
     corpus = read_corpus(corpus_path, root) if corpus_path is not None else None
+    if pages:
+        ids = {d.id for d in corpus.documents} if corpus is not None else set()
+        corpus = Corpus(
+            [*(corpus.documents if corpus is not None else []), *(d for d in pages if d.id not in ids)]
+        )
+        notes.append(f"the {len(pages)} page(s) the agents read through tools are part of the corpus")
     if corpus is None:
         notes.append(
             "no corpus (--corpus PATH): claim_support evidence can only come from text the agent captured in "
