@@ -177,7 +177,20 @@ class GradingContext:
     fingerprint: str | None = None
     #: Folder for an on-disk cache; ``None`` disables caching.
     cache_dir: Path | None = None
+    #: A composite kind's member graders (``cascade``), built by the services in the order the definition
+    #: names them.
+    members: list[Member] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Member:
+    """One member grader of a composite kind: its reference (``name@version``), its fingerprint and the
+    built instance."""
+
+    ref: str
+    fingerprint: str
+    grader: GraderKind
 
 
 class GraderKind:
@@ -208,6 +221,13 @@ class GraderKind:
     @classmethod
     def referenced_files(cls, params: BaseModel) -> list[str]:
         """Paths (relative to the definition) whose content is part of the grader's identity."""
+        return []
+
+    @classmethod
+    def member_refs(cls, params: BaseModel) -> list[str]:
+        """Grader references (``name@version``) a composite kind is made of; the services load them, check
+        them, build them into :attr:`GradingContext.members` and make their fingerprints part of this
+        grader's fingerprint. Empty for an ordinary kind."""
         return []
 
     @classmethod

@@ -67,6 +67,9 @@ class ContractFixture:
     uses_corpus: bool = False
     judge: JudgeSpec | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    #: A composite kind's members: the kinds of other fixtures, built (and written as definitions named
+    #: ``contract-<kind>``) with their own fixtures.
+    member_kinds: tuple[str, ...] = ()
 
 
 # --- inputs ------------------------------------------------------------------------------------------
@@ -255,6 +258,14 @@ FIXTURES: dict[str, ContractFixture] = {
         cases=_marker_cases(),
         files=(COMMAND_SCRIPT,),
         uses_corpus=True,
+    ),
+    # The rule grader decides everything here (no band), so the judge is never asked.
+    "cascade": ContractFixture(
+        params=lambda env: {"members": ["contract-claim-support@1", "contract-llm-judge@1"]},
+        invalid_params={"members": ["contract-claim-support@1"]},
+        cases={Check.claim_support: CLAIM_CASES},
+        uses_corpus=True,
+        member_kinds=("claim_support", "llm_judge"),
     ),
 }
 

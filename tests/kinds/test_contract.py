@@ -30,7 +30,15 @@ from tests.support.fake_openai import FakeOpenAI
 
 from graderctl.errors import InvalidInputError
 from graderctl.models.base import Check
-from graderctl.plugin import ENTRY_POINT_GROUP, GraderKind, GradingContext, Verdict, get_kind, validate_kind
+from graderctl.plugin import (
+    ENTRY_POINT_GROUP,
+    GraderKind,
+    GradingContext,
+    Member,
+    Verdict,
+    get_kind,
+    validate_kind,
+)
 from graderctl.store.project import load_grader
 
 WHERE = "tests/kinds/contract_fixtures.py (FIXTURES)"
@@ -61,10 +69,15 @@ def build(name: str, env: Environment, folder: Path) -> GraderKind:
         shutil.copy(src, folder / src.name)
     kind = get_kind(name)
     params = kind.Params.model_validate(fx.params(env))
+    members = [
+        Member(f"contract-{k.replace('_', '-')}@1", "sha256:contract", build(k, env, folder / k))
+        for k in fx.member_kinds
+    ]
     context = GradingContext(
         corpus=load_corpus() if fx.uses_corpus else None,
         judge=fx.judge,
         base_dir=folder,
+        members=members,
         extra=dict(fx.extra),
     )
     return kind(params, context)
@@ -160,7 +173,12 @@ def test_params_reject_invalid_values_and_unknown_fields(name: str, env: Environ
     assert any(err["loc"] == ("no_such_field_xyz",) for err in info.value.errors())
 
 
-def write_definition(root: Path, name: str, fx: ContractFixture, params: dict[str, Any]) -> Path:
+def write_definition(
+    root: Path, name: str, fx: ContractFixture, params: dict[str, Any], env: Environment
+) -> Path:
+    for member in fx.member_kinds:
+        if not (root / "graders" / f"contract-{member.replace('_', '-')}").exists():
+            write_definition(root, member, FIXTURES[member], FIXTURES[member].params(env), env)
     grader = f"contract-{name.replace('_', '-')}"
     folder = root / "graders" / grader
     folder.mkdir(parents=True)
@@ -185,11 +203,13 @@ def write_definition(root: Path, name: str, fx: ContractFixture, params: dict[st
 @pytest.mark.parametrize("name", KIND_NAMES)
 def test_load_grader_points_at_bad_params(name: str, env: Environment, tmp_path: Path) -> None:
     fx = FIXTURES[name]
-    good = load_grader(write_definition(tmp_path / "good", name, fx, fx.params(env)), root=tmp_path / "good")
+    good = load_grader(
+        write_definition(tmp_path / "good", name, fx, fx.params(env), env), root=tmp_path / "good"
+    )
     assert good.kind is get_kind(name)
     for n, bad_params in enumerate((fx.invalid_params, {**fx.params(env), "no_such_field_xyz": 1})):
         root = tmp_path / f"bad{n}"
-        path = write_definition(root, name, fx, bad_params)
+        path = write_definition(root, name, fx, bad_params, env)
         with pytest.raises(InvalidInputError) as info:
             load_grader(path, root=root)
         problems = info.value.problems

@@ -92,6 +92,39 @@ class CoverageEstimate(OpenModel):
     interval: str = "wilson"
 
 
+class CascadeMemberStats(OpenModel):
+    """What one member of a cascade did over a calibration set (from the samples' ``details.cascade``)."""
+
+    ref: str
+    #: Samples this member graded (those the members before it left undecided).
+    graded: int
+    #: Samples whose final verdict this member gave (accepted + rejected).
+    decided: int
+    accepted: int
+    rejected: int
+    undecided: int
+    errors: int
+    #: ``decided`` over all samples of the set (``None`` for an empty set).
+    share_of_samples: float | None
+    #: Samples the member never saw because an earlier member decided them (calls saved for a judge).
+    skipped: int
+    requests: int = 0
+    usd: float = 0.0
+
+
+class CascadeSummary(OpenModel):
+    """Per-member share of decisions, errors and cost of a ``cascade`` grader's calibration."""
+
+    mode: str
+    members: list[CascadeMemberStats]
+    #: Samples no member decided (left for review).
+    undecided: int
+    #: Calls the later members did not make because an earlier member decided (sum of their ``skipped``).
+    calls_saved: int
+    #: Mean money spent per sample over the whole cascade (``None`` when no member reports cost).
+    usd_per_sample: float | None = None
+
+
 class PolicyCheck(OpenModel):
     """One comparison of the trust decision: an observed bound against the policy's limit."""
 
@@ -141,4 +174,6 @@ class CalibrationReport(OpenModel):
     split: str | None = Field(default=None, exclude_if=_unset)
     #: On a certify split: how many looks the set's ledger records at this split (and versions judged).
     ledger: dict[str, Any] | None = Field(default=None, exclude_if=_unset)
+    #: A ``cascade`` grader: what each member decided, erred on and cost, and the calls saved.
+    cascade: CascadeSummary | None = Field(default=None, exclude_if=_unset)
     samples: list[SampleOutcome]

@@ -5,7 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from graderctl.models.reports import CalibrationReport, CategoryCounts, PolicyCheck, RateEstimate
+from graderctl.models.reports import (
+    CalibrationReport,
+    CascadeSummary,
+    CategoryCounts,
+    PolicyCheck,
+    RateEstimate,
+)
 
 
 def pct(value: float | None, digits: int = 2) -> str:
@@ -119,3 +125,18 @@ def repeats_line(section: dict[str, Any]) -> str:
     if outcome == "inconsistent":
         return f"{line}; INCONSISTENT: more than the margin {pct(margin)}"
     return f"{line}; inconclusive: could be up to {bound}, above the margin {pct(margin)}"
+
+
+def cascade_line(section: CascadeSummary) -> str:
+    """One sentence on who decided what in a cascade, and the calls the later members were spared."""
+    parts = [
+        f"{m.ref} decided {m.decided} ({pct(m.share_of_samples)}), erred on {m.errors}"
+        + (f", {m.requests} request(s), ${m.usd:.6f}" if m.requests else "")
+        for m in section.members
+    ]
+    cost = "" if section.usd_per_sample is None else f"; ${section.usd_per_sample:.6f} per sample"
+    return (
+        "; ".join(parts)
+        + f"; {section.undecided} left undecided; {section.calls_saved} call(s) of later members saved"
+        + cost
+    )

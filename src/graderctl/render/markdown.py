@@ -8,6 +8,7 @@ from typing import Any
 
 from graderctl.models.reports import CalibrationReport, CategoryCounts, RateEstimate
 from graderctl.render._fmt import (
+    cascade_line,
     check_status,
     decisive_bound,
     find_check,
@@ -214,6 +215,22 @@ def render_markdown(report: CalibrationReport) -> str:
             f"{u.get('requests', 0)} requests, ${u.get('usd', 0)}.",
             "",
         ]
+
+    if report.cascade:
+        cascade = report.cascade
+        lines += ["## Cascade members", "", f"Mode `{cascade.mode}`: {cascade_line(cascade)}.", ""]
+        headers = ["member", "graded", "decided", "accepted", "rejected", "undecided", "errors"]
+        lines += _md_table(
+            [*headers, "share of samples", "skipped", "requests", "cost"],
+            [
+                [
+                    *(m.ref, m.graded, m.decided, m.accepted, m.rejected, m.undecided, m.errors),
+                    *(pct(m.share_of_samples), m.skipped, m.requests, f"${m.usd:.6f}"),
+                ]
+                for m in cascade.members
+            ],
+        )
+        lines.append("")
 
     if report.repeats:
         r = report.repeats

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from graderctl.models.reports import CalibrationReport
 from graderctl.render._fmt import (
+    cascade_line,
     check_status,
     decisive_bound,
     find_check,
@@ -90,6 +91,8 @@ def render_text(report: CalibrationReport) -> str:
             f"  usage: {u.get('input_tokens', 0)} input + {u.get('output_tokens', 0)} output tokens, "
             f"${u.get('usd', 0)}, {u.get('requests', 0)} request(s), {u.get('cached', 0)} cached verdict(s)"
         )
+    if report.cascade:
+        out.append("  cascade: " + cascade_line(report.cascade))
     if report.repeats:
         out.append("  " + repeats_line(report.repeats))
     misclassified = [o for o in report.samples if o.correct is False]

@@ -30,6 +30,8 @@ from graderctl.models.base import Label
 from graderctl.models.calset import Policy, Sample
 from graderctl.models.reports import (
     CalibrationReport,
+    CascadeMemberStats,
+    CascadeSummary,
     CategoryCounts,
     CoverageEstimate,
     GraderInfo,
@@ -408,9 +410,70 @@ def rate_estimate(count: int, n: int, clustered: ClusteredRate | None) -> RateEs
 
 
 def can_abstain(grader: LoadedGrader) -> bool:
-    """Whether the definition declares an abstention band (its report then always shows coverage)."""
+    """Whether the definition declares an abstention band, or is a cascade (whose last member may leave a
+    sample undecided): its report then always shows coverage."""
     params = grader.spec.params
-    return params.get("accept_at_or_above") is not None or params.get("reject_below") is not None
+    band = params.get("accept_at_or_above") is not None or params.get("reject_below") is not None
+    return band or bool(grader.members)
+
+
+def cascade_summary(grader: LoadedGrader, outcomes: Sequence[SampleOutcome]) -> CascadeSummary | None:
+    """Per member of a cascade: samples graded, decided (accepted/rejected), left undecided, erred on, skipped
+    (an earlier member decided) and cost, read from every sample's ``details.cascade`` trail (so each figure
+    traces back to the samples of the report). ``None`` for a grader that is not a cascade."""
+    if not grader.members:
+        return None
+    refs = [m.ref for m in grader.members]
+    rows = {ref: Counter[str]() for ref in refs}
+    cost = {ref: 0.0 for ref in refs}
+    undecided = 0
+    for o in outcomes:
+        info = (getattr(o, "details", None) or {}).get("cascade") or {}
+        steps = info.get("members") or []
+        if o.undecided:
+            undecided += 1
+        for step in steps:
+            ref = step.get("member")
+            if ref not in rows:
+                continue
+            row = rows[ref]
+            row["graded"] += 1
+            outcome = step.get("outcome")
+            row[outcome if outcome in ("undecided", "error") else "opinion"] += 1
+            row["requests"] += int(step.get("requests") or 0)
+            cost[ref] += float(step.get("usd") or 0.0)
+        decided_by = info.get("decided_by")
+        if decided_by in rows:
+            rows[decided_by]["accepted" if o.accepted else "rejected"] += 1
+    n = len(outcomes)
+    members = []
+    for ref in refs:
+        row = rows[ref]
+        decided = row["accepted"] + row["rejected"]
+        members.append(
+            CascadeMemberStats(
+                ref=ref,
+                graded=row["graded"],
+                decided=decided,
+                accepted=row["accepted"],
+                rejected=row["rejected"],
+                undecided=row["undecided"],
+                errors=row["error"],
+                share_of_samples=decided / n if n else None,
+                skipped=n - row["graded"],
+                requests=row["requests"],
+                usd=round(cost[ref], 8),
+            )
+        )
+    total_usd = sum(cost.values())
+    any_cost = any(m.kind.model_based for m in grader.members)
+    return CascadeSummary(
+        mode=str(grader.spec.params.get("mode", "first_decided")),
+        members=members,
+        undecided=undecided,
+        calls_saved=sum(m.skipped for m in members[1:]),
+        usd_per_sample=round(total_usd / n, 8) if n and any_cost else None,
+    )
 
 
 def _advice(count: int, n: int, limit: float, noun: str) -> dict[str, Any]:
@@ -647,6 +710,7 @@ def report_from_outcomes(
         agreement=agreement,
         warnings=warn,
         usage=usage,
+        cascade=cascade_summary(grader, outcomes),
         samples=_order(outcomes),
     )
 

@@ -12,7 +12,9 @@ Algorithm ``graderctl-fingerprint-v1``:
 * grader: ``sha256("graderctl-fingerprint-v1\\ngrader\\n" + canonical({"definition": <parsed TOML>,
   "files": {<relative path>: <text with \\n line ends>},
   "implementation": "<kind>/<implementation version>"}))``.
-  Parsing makes key order, TOML formatting and comments irrelevant.
+  Parsing makes key order, TOML formatting and comments irrelevant. A composite grader (``cascade``) adds
+  ``"members": [<fingerprint of each member, in order>]``; other graders have no such key, so their
+  fingerprints are what they were.
 * calibration set: ``sha256("graderctl-fingerprint-v1\\nset\\n" + canonical(manifest) + "\\nsamples\\n" +
   <digest of each sample, ordered by id> + "\\ncorpus\\n" + <digest of each corpus document, ordered by id>)``
   where an item's digest is the raw SHA-256 of its :func:`item_bytes`. Items are dumps of validated models
@@ -26,7 +28,7 @@ from __future__ import annotations
 import hashlib
 import json
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 FINGERPRINT_ALGORITHM = "graderctl-fingerprint-v1"
@@ -82,15 +84,20 @@ def fingerprint_of(kind: str, value: Any) -> str:
 
 
 def grader_fingerprint(
-    definition: dict[str, Any], files: dict[str, str], *, implementation: str = "1"
+    definition: dict[str, Any],
+    files: dict[str, str],
+    *,
+    implementation: str = "1",
+    members: Sequence[str] = (),
 ) -> str:
-    """Over the resolved definition (as parsed from TOML), the text of every file it references and the kind's
-    implementation version. Line ends in referenced files are normalised to ``\\n`` so a checkout on Windows
-    does not change it."""
+    """Over the resolved definition (as parsed from TOML), the text of every file it references, the kind's
+    implementation version and, for a composite grader, its members' fingerprints in order. Line ends in
+    referenced files are normalised to ``\\n`` so a checkout on Windows does not change it."""
     texts = {name: text.replace("\r\n", "\n").replace("\r", "\n") for name, text in files.items()}
-    return fingerprint_of(
-        "grader", {"definition": definition, "files": texts, "implementation": implementation}
-    )
+    value: dict[str, Any] = {"definition": definition, "files": texts, "implementation": implementation}
+    if members:
+        value["members"] = list(members)
+    return fingerprint_of("grader", value)
 
 
 class SetFingerprinter:

@@ -214,7 +214,10 @@ def check_graders(
         if (
             old_impl is not None
             and old_impl != impl
-            and grader_fingerprint(g.definition, g.files, implementation=old_impl) == locked
+            and grader_fingerprint(
+                g.definition, g.files, implementation=old_impl, members=[m.fingerprint for m in g.members]
+            )
+            == locked
         ):
             out.reimplemented.append(ref)
             out.notes.append(

@@ -225,6 +225,9 @@ def _bound(ctx: dict[str, Any], etype: str) -> str | None:
             return template.format(ctx[key])
     if etype == "string_pattern_mismatch" and "pattern" in ctx:
         return f"text matching {ctx['pattern']}"
+    if etype in ("string_too_short", "too_short") and int(ctx.get("min_length", 1)) > 1:
+        n = ctx["min_length"]
+        return f"at least {n} item(s)" if etype == "too_short" else f"at least {n} characters"
     if etype in ("string_too_long", "too_long") and "max_length" in ctx:
         return (
             f"at most {ctx['max_length']} item(s)"

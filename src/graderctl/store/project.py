@@ -27,8 +27,8 @@ from graderctl.models.calset import (
     SourceExistenceSample,
     _SampleBase,
 )
-from graderctl.models.grader import GraderSpec
-from graderctl.plugin import Corpus, GraderKind, GradingContext, broken_kinds, get_kind, kinds
+from graderctl.models.grader import GraderSpec, JudgeSpec
+from graderctl.plugin import Corpus, GraderKind, GradingContext, Member, broken_kinds, get_kind, kinds
 from graderctl.store.fingerprint import SetFingerprinter, grader_fingerprint
 from graderctl.store.problems import ProblemSink, problems_from_validation
 from graderctl.store.readers import (
@@ -79,10 +79,18 @@ class LoadedGrader:
     fingerprint: str
     kind: type[GraderKind]
     params: BaseModel
+    #: A composite grader's members (``cascade``), loaded and checked, in order; empty otherwise.
+    members: list[LoadedGrader] = field(default_factory=list)
 
     @property
     def ref(self) -> str:
         return self.spec.ref
+
+    @property
+    def judges(self) -> list[JudgeSpec]:
+        """Every model that judges for this grader: its own ``[judge]`` and its members' (a cascade)."""
+        own = [self.spec.judge] if self.spec.judge is not None else []
+        return own + [j for m in self.members for j in m.judges]
 
     def build(self, *, corpus: Corpus | None = None, cache_dir: Path | None = None) -> GraderKind:
         context = GradingContext(
@@ -91,6 +99,10 @@ class LoadedGrader:
             base_dir=self.path.parent,
             fingerprint=self.fingerprint,
             cache_dir=cache_dir,
+            members=[
+                Member(m.ref, m.fingerprint, m.build(corpus=corpus, cache_dir=cache_dir))
+                for m in self.members
+            ],
         )
         return self.kind(self.params, context)
 
@@ -139,7 +151,13 @@ def _kind_hook_failed(shown: str, kind: type[GraderKind], hook: str, exc: Except
     )
 
 
-def load_grader(path: Path, *, root: Path | None = None, check_path: bool | None = None) -> LoadedGrader:
+def load_grader(
+    path: Path,
+    *,
+    root: Path | None = None,
+    check_path: bool | None = None,
+    _loading: tuple[str, ...] = (),
+) -> LoadedGrader:
     """Load and validate one grader definition; raise :class:`InvalidInputError` with every problem.
 
     Checks the schema (strictly), that the name and version match ``graders/<name>/v<N>.toml``, that the kind
@@ -222,6 +240,9 @@ def load_grader(path: Path, *, root: Path | None = None, check_path: bool | None
             if files_problem is not None:
                 files_problem = dataclasses.replace(files_problem, line=line_of(("params",)))
                 sink.add(files_problem)
+    members: list[LoadedGrader] = []
+    if params is not None:
+        members = _load_members(path, shown, spec, kind, params, root, line_of, sink, (*_loading, spec.ref))
     sink.raise_if_any(shown)
     assert params is not None
     return LoadedGrader(
@@ -231,11 +252,101 @@ def load_grader(path: Path, *, root: Path | None = None, check_path: bool | None
         definition=data,
         files=files,
         fingerprint=grader_fingerprint(
-            data, files, implementation=f"{kind.name}/{kind.implementation_version}"
+            data,
+            files,
+            implementation=f"{kind.name}/{kind.implementation_version}",
+            members=[m.fingerprint for m in members],
         ),
         kind=kind,
         params=params,
+        members=members,
     )
+
+
+def _load_members(
+    path: Path,
+    shown: str,
+    spec: GraderSpec,
+    kind: type[GraderKind],
+    params: BaseModel,
+    root: Path | None,
+    line_of: Callable[[tuple[Any, ...]], int | None],
+    sink: ProblemSink,
+    loading: tuple[str, ...],
+) -> list[LoadedGrader]:
+    """Load a composite grader's members (``name@version`` in the project's ``graders/``, or a definition file
+    relative to the composite's own): each must exist, be valid, grade the same check, and not contain the
+    grader itself."""
+    try:
+        refs = list(kind.member_refs(params))
+    except Exception as exc:
+        sink.add(_kind_hook_failed(shown, kind, "member_refs", exc))
+        return []
+    if not refs:
+        return []
+    project = root if root is not None else find_root(path.parent)
+    members: list[LoadedGrader] = []
+    for i, ref in enumerate(refs):
+        pointer, line = f"/params/members/{i}", line_of(("params", "members"))
+        as_file = ref.endswith(".toml")
+        name = Path(ref).parent.name if as_file else parse_ref(ref)[0]
+        if ref in loading or name == spec.name:
+            sink.add(
+                Problem(
+                    file=shown,
+                    line=line,
+                    pointer=pointer,
+                    message=f"member {ref!r} is the grader itself or contains it (a cycle: "
+                    + " -> ".join((*loading, ref))
+                    + ")",
+                    got=repr(ref),
+                    fix="name other graders as members",
+                )
+            )
+            continue
+        try:
+            if as_file:
+                member = load_grader((path.parent / ref).resolve(), root=project, _loading=loading)
+            else:
+                member = find_grader(ref, project, _loading=loading)
+        except InvalidInputError as exc:
+            detail = "; ".join(p.message for p in exc.problems[:3]) or str(exc)
+            sink.add(
+                Problem(
+                    file=shown,
+                    line=line,
+                    pointer=pointer,
+                    message=f"member {ref!r} cannot be loaded: {detail}",
+                    fix="name an existing, valid grader version as name@version (see `graderctl list`)",
+                )
+            )
+            continue
+        if member.ref in loading:
+            sink.add(
+                Problem(
+                    file=shown,
+                    line=line,
+                    pointer=pointer,
+                    message=f"member {ref!r} is {member.ref}, which contains this grader (a cycle)",
+                    fix="name other graders as members",
+                )
+            )
+            continue
+        if member.spec.check != spec.check:
+            sink.add(
+                Problem(
+                    file=shown,
+                    line=line,
+                    pointer=pointer,
+                    message=f"member {ref!r} grades another check",
+                    expected=repr(spec.check.value),
+                    got=repr(member.spec.check.value),
+                    fix="every member of a cascade must grade the cascade's check",
+                )
+            )
+            continue
+        members.append(member)
+    return members
 
 
 def _read_referenced(path: Path, shown: str, rel: str, files: dict[str, str]) -> Problem | None:
@@ -368,11 +479,11 @@ def parse_ref(ref: str) -> tuple[str, int | None]:
         ) from None
 
 
-def find_grader(ref: str, root: Path) -> LoadedGrader:
+def find_grader(ref: str, root: Path, *, _loading: tuple[str, ...] = ()) -> LoadedGrader:
     """Resolve ``name@version`` (or ``name`` for the newest version, or a path to a definition)."""
     as_path = Path(ref)
     if ref.endswith(".toml") and as_path.is_file():
-        return load_grader(as_path, root=root)
+        return load_grader(as_path, root=root, _loading=_loading)
     name, version = parse_ref(ref)
     folder = root / GRADERS_DIR / name
     versions = (
@@ -395,10 +506,10 @@ def find_grader(ref: str, root: Path) -> LoadedGrader:
             ],
         )
     if version is None:
-        return load_grader(versions[-1][1], root=root)
+        return load_grader(versions[-1][1], root=root, _loading=_loading)
     for v, p in versions:
         if v == version:
-            return load_grader(p, root=root)
+            return load_grader(p, root=root, _loading=_loading)
     raise InvalidInputError(
         f"unknown grader version {ref!r}",
         [
