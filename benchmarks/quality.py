@@ -62,11 +62,15 @@ def measure(grader: Any, loaded: LoadedSet) -> dict[str, Any]:
     t0 = time.perf_counter()
     verdicts = grader.grade_batch([s.input for s in samples])
     seconds = time.perf_counter() - t0
-    fa = fr = n_good = n_bad = errors = 0
+    fa = fr = n_good = n_bad = errors = undecided = 0
     by_cat: dict[str, Counter[str]] = {}
     for s, v in zip(samples, verdicts, strict=True):
         c = by_cat.setdefault(s.category, Counter())
         c["n"] += 1
+        if v.is_undecided:
+            undecided += 1
+            c["undecided"] += 1
+            continue
         if v.accepted is None:
             errors += 1
             c["error"] += 1
@@ -81,10 +85,13 @@ def measure(grader: Any, loaded: LoadedSet) -> dict[str, Any]:
     far = fa / n_bad if n_bad else None
     frr = fr / n_good if n_good else None
     ba = 1 - (far + frr) / 2 if far is not None and frr is not None else None
+    graded = len(samples) - errors
     return {
         "n": len(samples),
         "n_good": n_good,
         "n_bad": n_bad,
+        "undecided": undecided,
+        "coverage": (graded - undecided) / graded if graded else None,
         "far": far,
         "frr": frr,
         "balanced": ba,
@@ -145,6 +152,11 @@ def main() -> None:
                     continue
                 outcome = import_set(dataset, source, out, name=name, root=REPO, **opts)
                 loaded_sets.setdefault(check, []).append((what, load_set(outcome.path, root=out)))
+        for check, core in ((Check.claim_support, "claim-support-core"), (Check.coverage, "coverage-core")):
+            if not only or check in only:
+                shipped = load_set(REPO / "calibration_sets" / core, root=REPO)
+                loaded_sets.setdefault(check, []).append(("the shipped core set", shipped))
+        results: dict[tuple[str, str], dict[int, dict[str, Any]]] = {}
         for path in grader_files(REPO):
             try:
                 lg = load_grader(path, root=REPO)
@@ -157,16 +169,48 @@ def main() -> None:
             for what, loaded in loaded_sets.get(lg.spec.check, []):
                 grader = lg.build(corpus=loaded.corpus)
                 r = measure(grader, loaded)
-                print(
-                    f"{lg.ref} on {loaded.name} ({what}): n={r['n']} ({r['n_good']} good, {r['n_bad']} bad)  "
-                    f"FAR={fmt(r['far'])}  FRR={fmt(r['frr'])}  balanced accuracy={fmt(r['balanced'])}  "
-                    f"errors={r['errors']}  ({r['n'] / r['seconds']:,.0f} samples/s)"
+                decided = (
+                    f"  coverage={fmt(r['coverage'])} ({r['undecided']} undecided; rates over decided)"
+                    if r["undecided"]
+                    else ""
                 )
+                print(
+                    f"{lg.ref} on {loaded.name} ({what}): n={r['n']} ({r['n_good']} good, {r['n_bad']} bad "
+                    f"decided)  FAR={fmt(r['far'])}  FRR={fmt(r['frr'])}  "
+                    f"balanced accuracy={fmt(r['balanced'])}"
+                    f"  errors={r['errors']}{decided}  ({r['n'] / r['seconds']:,.0f} samples/s)"
+                )
+                results.setdefault((lg.spec.name, loaded.name), {})[lg.spec.version] = r
                 for cat, c in sorted(r["by_category"].items()):
                     err = f", {c['error']} errors" if c["error"] else ""
-                    print(f"    {cat:28s} n={c['n']:5d}  accepted {c['accepted'] / c['n']:.1%}{err}")
+                    und = f", {c['undecided']} undecided" if c["undecided"] else ""
+                    print(f"    {cat:28s} n={c['n']:5d}  accepted {c['accepted'] / c['n']:.1%}{err}{und}")
                 for source, ba in per_source(r["by_category"]).items():
                     print(f"    balanced accuracy on {source:19s} {fmt(ba)}")
+        print_versions(results)
+
+
+def print_versions(results: dict[tuple[str, str], dict[int, dict[str, Any]]]) -> None:
+    """@1 against the newest version of each grader: false accept rate on decided samples (the share of
+    accepted known-bad among known-bad decided), its ratio, coverage and false reject rate on decided."""
+    lines = []
+    for (name, set_name), by_version in sorted(results.items()):
+        if 1 not in by_version or len(by_version) < 2:
+            continue
+        newest = max(by_version)
+        old, new = by_version[1], by_version[newest]
+        ratio = new["far"] / old["far"] if old["far"] and new["far"] is not None else None
+        lines.append(
+            f"  {name}@1 -> @{newest} on {set_name}: FAR on decided {fmt(old['far'])} -> {fmt(new['far'])}"
+            f" (x{fmt(ratio)}), coverage {fmt(old['coverage'])} -> {fmt(new['coverage'])}, FRR on decided "
+            f"{fmt(old['frr'])} -> {fmt(new['frr'])}"
+        )
+    if lines:
+        print(
+            "\nversions compared (the @2 graders were tuned with `graderctl tune --band` on the tune half of"
+        )
+        print("benchmarks/dev_sets.py's WiCE + core and REALSumm + core sets; see their descriptions):")
+        print("\n".join(lines))
 
 
 if __name__ == "__main__":

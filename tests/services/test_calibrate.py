@@ -65,8 +65,13 @@ def recompute(doc: dict[str, Any]) -> None:
         assert doc["false_accept_rate"][key] == expected, key
     for key, expected in frr.items():
         assert doc["false_reject_rate"][key] == expected, key
-    errors = sum(s["accepted"] is None for s in samples)
+    undecided = sum(bool(s.get("undecided")) for s in samples)
+    errors = sum(s["accepted"] is None and not s.get("undecided") for s in samples)
     assert doc["errors"] == errors
+    if undecided or "coverage" in doc:  # abstention: coverage over the samples graded without error
+        assert doc["undecided"] == undecided
+        assert doc["coverage"]["decided"] == len(samples) - errors - undecided
+        assert doc["coverage"]["n"] == len(samples) - errors
     assert doc["error_rate"] == errors / len(samples)
     assert doc["n_graded"] == len(samples) - errors
     assert doc["calibration_set"]["n_bad"] == sum(s["label"] == "bad" for s in samples)
@@ -74,15 +79,17 @@ def recompute(doc: dict[str, Any]) -> None:
     for s in samples:
         expected_correct = None if s["accepted"] is None else s["accepted"] == (s["label"] == "good")
         assert s["correct"] == expected_correct
-        assert (s["error"] is None) == (s["accepted"] is not None)
+        assert (s["error"] is None) == (s["accepted"] is not None or bool(s.get("undecided")))
     categories: dict[str, dict[str, int]] = {}
     for s in samples:
         row = categories.setdefault(s["category"], {"n": 0, "accepted": 0, "rejected": 0, "errors": 0})
         row["n"] += 1
+        if s.get("undecided"):
+            row["undecided"] = row.get("undecided", 0) + 1
+            continue
         row["errors" if s["accepted"] is None else "accepted" if s["accepted"] else "rejected"] += 1
-    assert {
-        k: {f: v[f] for f in ("n", "accepted", "rejected", "errors")} for k, v in doc["by_category"].items()
-    } == (categories)
+    fields = ("n", "accepted", "rejected", "errors", "undecided")
+    assert {k: {f: v[f] for f in fields if f in v} for k, v in doc["by_category"].items()} == categories
     policy = doc["policy"]
     upper_far = doc["false_accept_rate"]["upper_95"]
     upper_frr = doc["false_reject_rate"]["upper_95"]
@@ -102,7 +109,10 @@ def recompute(doc: dict[str, Any]) -> None:
     )
     assert doc["trusted"] is trusted
     # Misclassified first, then errors, then the rest.
-    rank = [0 if s["correct"] is False else 1 if s["accepted"] is None else 2 for s in samples]
+    rank = [
+        0 if s["correct"] is False else 1 if s["accepted"] is None and not s.get("undecided") else 2
+        for s in samples
+    ]
     assert rank == sorted(rank)
 
 

@@ -240,7 +240,7 @@ def _paired_probe(
 
     rows: list[dict[str, Any]] = []
     pairs: list[tuple[bool, bool]] = []
-    errors_before = errors_after = 0
+    errors_before = errors_after = undecided = 0
     for i in changed:
         s, before, after = samples[i], original[i], after_verdicts[i]
         errors_before += int(before.is_error)
@@ -251,11 +251,16 @@ def _paired_probe(
             "category": s.category,
             "before": before.accepted,
             "after": after.accepted,
-            "flipped": None if (before.is_error or after.is_error) else before.accepted != after.accepted,
+            "flipped": None
+            if (before.accepted is None or after.accepted is None)
+            else before.accepted != after.accepted,
             "transformation": transformed[i].note,
         }
         if before.is_error or after.is_error:
             row["error"] = before.error or after.error
+        elif before.is_undecided or after.is_undecided:  # an abstention on either side: no decided pair
+            row["undecided"] = True
+            undecided += 1
         else:
             assert before.accepted is not None and after.accepted is not None
             pairs.append((before.accepted, after.accepted))
@@ -267,6 +272,7 @@ def _paired_probe(
         "n_unchanged": len(chosen) - len(changed),
         "n": len(pairs),
         "errors": {"before": errors_before, "after": errors_after},
+        **({"undecided": undecided} if undecided else {}),
     }
     if not pairs:
         verdict = _not_applicable(probe, len(chosen), len(changed))
@@ -430,7 +436,8 @@ def _self_preference(
         if v.is_error:
             errors += 1
             continue
-        assert v.accepted is not None
+        if v.accepted is None:  # undecided: neither an accept nor a reject
+            continue
         (own if mine else other).append(v.accepted)
         rows.append(
             {

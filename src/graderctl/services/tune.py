@@ -177,12 +177,15 @@ def _first_passing(
     groups: Sequence[str | None],
     limits: TuneLimits,
     has_groups: bool,
+    *,
+    monotone: bool = True,
 ) -> tuple[int, dict[str, float | None] | None] | None:
     """The first candidate rule (in order of preference) that meets the limits with the bound the trust
     policy uses. Without groups that is the first one (the binomial bounds chose them). With groups, passing
     is close to monotone along the preference (later candidates are more conservative): an exponential then
     binary search with the cluster bootstrap finds the first passing one in a few checks (at most
-    ``CLUSTER_CHECKS``), and its bounds are returned."""
+    ``CLUSTER_CHECKS``), and its bounds are returned. Bands (``monotone`` false: a wider band is not always
+    safer) are scanned in order instead, up to ``CLUSTER_CHECKS`` of them."""
     if not rules:
         return None
     if not has_groups:
@@ -196,6 +199,11 @@ def _first_passing(
 
     if check(0):
         return 0, memo[0][1]
+    if not monotone:
+        for i in range(1, min(len(rules), CLUSTER_CHECKS)):
+            if check(i):
+                return i, memo[i][1]
+        return None
     failing, step, passing = 0, 1, None
     while len(memo) < CLUSTER_CHECKS:
         i = min(failing + step, len(rules) - 1)
@@ -215,6 +223,41 @@ def _first_passing(
         else:
             failing = mid
     return passing, memo[passing][1]
+
+
+#: Rounds of the band search with limits shrunk by the clustered / binomial ratio (samples with groups).
+BAND_ROUNDS = 4
+
+
+def _shrunk(limit: float, binomial: float | None, clustered: float | None) -> float:
+    """``limit`` scaled by binomial / clustered bound (a bit more, so the next round moves)."""
+    if binomial is None or clustered is None or clustered <= binomial or clustered <= 0:
+        return limit
+    return limit * binomial / clustered * 0.98
+
+
+def _clustered_best(
+    candidate: Any,
+    scores: Sequence[float],
+    good: Sequence[bool],
+    groups: Sequence[str | None],
+    limits: TuneLimits,
+) -> OperatingPointInfo:
+    """The closest point when every candidate meets the binomial bounds but none the clustered ones: the
+    preferred candidate, its excess measured with the clustered bounds."""
+    info = _info(candidate)
+    _, bounds = _clustered_ok(
+        scores, good, groups, candidate.reject_below, candidate.accept_at_or_above, limits
+    )
+    info.clustered = bounds
+    clustered = info.model_copy(
+        update={
+            "false_accept_rate_upper_95": bounds["false_accept_rate_upper_95"],
+            "false_reject_rate_upper_95": bounds["false_reject_rate_upper_95"],
+        }
+    )
+    info.excess = {f"clustered {k}": v for k, v in _excess(clustered, limits).items()}
+    return info
 
 
 def _decisive_bound(events: list[bool], groups: list[str | None]) -> float | None:
@@ -347,29 +390,49 @@ def tune(
     chosen: OperatingPointInfo | None = None
     best: OperatingPointInfo | None = None
     if band:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            bands = choose_band(
-                sw,
+        # With groups, the clustered bounds are wider than the binomial ones the grid search uses: when no
+        # preferred band passes them, search again with limits shrunk by the ratio observed (the design
+        # effect on the bound), up to BAND_ROUNDS times.
+        max_far, max_frr = limits.max_false_accept_rate, limits.max_false_reject_rate
+        for _ in range(BAND_ROUNDS):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                bands = choose_band(
+                    sw,
+                    scores,
+                    max_far=max_far,
+                    max_frr=max_frr,
+                    min_coverage=limits.min_coverage,
+                    low=low,
+                    high=high,
+                )
+            found = _first_passing(
+                [(p.reject_below, p.accept_at_or_above) for p in bands.preference],
                 scores,
-                max_far=limits.max_false_accept_rate,
-                max_frr=limits.max_false_reject_rate,
-                min_coverage=limits.min_coverage,
-                low=low,
-                high=high,
+                good,
+                groups,
+                limits,
+                has_groups,
+                monotone=False,
             )
-        found = _first_passing(
-            [(p.reject_below, p.accept_at_or_above) for p in bands.preference],
-            scores,
-            good,
-            groups,
-            limits,
-            has_groups,
-        )
+            if found is not None or not bands.preference or not has_groups:
+                break
+            top = _info(bands.preference[0])
+            _, top_bounds = _clustered_ok(
+                scores, good, groups, top.reject_below, top.accept_at_or_above, limits
+            )
+            max_far = _shrunk(
+                max_far, top.false_accept_rate_upper_95, top_bounds["false_accept_rate_upper_95"]
+            )
+            max_frr = _shrunk(
+                max_frr, top.false_reject_rate_upper_95, top_bounds["false_reject_rate_upper_95"]
+            )
         if found is not None:
             i, bounds = found
             chosen = _info(bands.preference[i])
             chosen.clustered = bounds
+        elif bands.preference:  # meets the binomial bounds, not the clustered ones
+            best = _clustered_best(bands.preference[0], scores, good, groups, limits)
         else:
             best = _info(bands.best)
     else:
@@ -379,6 +442,9 @@ def tune(
             i, bounds = found
             chosen = _info(point(sw, *rules[i]))
             chosen.clustered = bounds
+        elif choice.preference:
+            t = float(choice.thresholds[choice.preference[0]])
+            best = _clustered_best(point(sw, t, t), scores, good, groups, limits)
         else:
             t = float(choice.thresholds[choice.best])
             best = _info(point(sw, t, t))
@@ -386,9 +452,8 @@ def tune(
         chosen.meets, chosen.excess = True, {}
     else:
         assert best is not None
-        best.excess = _excess(best, limits)
-        if not best.excess and best.clustered is None and has_groups:
-            best.excess = {"clustered": 1.0}
+        if best.clustered is None:
+            best.excess = _excess(best, limits)
         best.meets = False
         notes.append(
             "no operating point meets the limits on the tune split; the closest one: "
@@ -511,8 +576,13 @@ def _describe(result: TuneResult, chosen: OperatingPointInfo, command: str | Non
     return (
         f"Operating point chosen by graderctl tune{how} from {result.grader.name}@{result.grader.version} on "
         f"the tune split of {s['name']} v{s['version']} ({s['n_good']} good, {s['n_bad']} bad; "
-        f"{result.n_certify} certify samples not read): {rule}, the lowest false reject rate meeting "
-        f"{limits}. On the tune samples: {measured}. Verdict: graderctl calibrate on the certify split."
+        f"{result.n_certify} certify samples not read): {rule}, "
+        + (
+            "the band deciding the most samples within "
+            if result.mode == "band"
+            else "the lowest false reject rate meeting "
+        )
+        + f"{limits}. On the tune samples: {measured}. Verdict: graderctl calibrate on the certify split."
     )
 
 
