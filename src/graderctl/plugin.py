@@ -48,7 +48,11 @@ class Usage:
     input_tokens: int = 0
     output_tokens: int = 0
     usd: float = 0.0
+    #: HTTP requests the model's server received for this sample (retries included; a refused connection
+    #: is not a request).
     requests: int = 0
+    #: Of ``requests``, how many repeated an earlier one (after a 429, a 5xx, a timeout, a dropped line).
+    retries: int = 0
     cached: bool = False
 
 

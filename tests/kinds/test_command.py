@@ -157,3 +157,70 @@ def test_calibrate_with_a_command_grader_and_its_cache(
     # the script is part of the fingerprint
     (folder / "judge.py").write_text((DATA / "judge.py").read_text() + "\n# changed\n")
     assert load_grader(folder / "v1.toml", root=tmp_path).fingerprint != fingerprint
+
+
+# --- issue 11 item 9: values of passed and secret-named variables never reach a verdict -------------------
+
+LEAKY = r"""
+import json, os, sys
+mode = sys.argv[1]
+passed = os.environ.get("SERVICE_PASS", "")
+key = os.environ.get("OTHER_API_KEY", "")
+token = os.environ.get("MY_TOKEN_FILE", "")
+for i, line in enumerate(sys.stdin):
+    if mode == "verdicts":
+        details = {"token": token, "list": [passed]}
+        out = {"accept": True, "reason": f"used {passed} and {key}", "details": details}
+        if i == 1:
+            out = {"error": f"service rejected key {passed}"}
+        print(json.dumps(out))
+    elif mode == "garbage":
+        print("x" * 290 + passed)
+if mode == "crash":
+    sys.stderr.write("connecting with " + passed + "\n" + "y" * 250 + " " + key + "\n")
+    sys.exit(3)
+"""
+
+SECRETS = {
+    "SERVICE_PASS": "hunter2-service-secret",
+    "OTHER_API_KEY": "sk-other-0123456789",
+    "MY_TOKEN_FILE": "tok_abcdefgh",
+}
+
+
+@pytest.fixture
+def leaky(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (tmp_path / "leaky.py").write_text(LEAKY)
+    for name, value in SECRETS.items():
+        monkeypatch.setenv(name, value)
+    return tmp_path
+
+
+def _no_secret(text: str) -> None:
+    for value in SECRETS.values():
+        assert value not in text and value[:8] not in text, (value, text)
+
+
+@pytest.mark.parametrize("mode", ["verdicts", "garbage", "crash"])
+def test_secrets_never_reach_a_verdict(leaky: Path, mode: str) -> None:
+    # SERVICE_PASS is passed explicitly; the other two are not passed but are named like secrets
+    g = make(
+        leaky, argv=["{python}", "leaky.py", mode], env=["SERVICE_PASS", "OTHER_API_KEY", "MY_TOKEN_FILE"]
+    )
+    verdicts = g.grade_batch([claim("a"), claim("b")])
+    assert len(verdicts) == 2
+    for v in verdicts:
+        _no_secret(repr(v))
+    if mode == "verdicts":
+        assert verdicts[0].accepted is True and "[redacted]" in verdicts[0].reason
+        assert verdicts[0].details == {"token": "[redacted]", "list": ["[redacted]"]}
+        assert verdicts[1].error and "[redacted]" in verdicts[1].error
+    elif mode == "crash":
+        assert verdicts[0].error and "exited with code 3" in verdicts[0].error
+
+
+def test_short_or_innocent_values_are_left_alone() -> None:
+    from graderctl.kinds.command import secret_values
+
+    env = {"SERVICE_PASS": "abc", "LANG": "C.UTF-8", "GIT_AUTHOR_NAME": "Jane Doe", "X_TOKEN": "tok-123456"}
+    assert secret_values(["SERVICE_PASS"], env) == ("tok-123456",)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -519,3 +520,127 @@ def test_refused_connections_give_up_sooner_than_5xx(prompt_dir: Path) -> None:
     g = make(url, prompt_dir, max_attempts=50, max_connect_attempts=2)
     [v] = g.grade_batch(claims(1))
     assert v.error and "on 2 attempt(s)" in v.error
+
+
+# --- issue 11: secrets, faults that must not become verdicts, requests as the server sees them -----------
+
+
+def test_key_cut_by_the_error_excerpt_is_still_redacted(
+    server: FakeOpenAI, prompt_dir: Path, monkeypatch
+) -> None:
+    # item 9: the excerpt keeps 200 characters; the key starts at 190, so truncating first leaves a fragment
+    monkeypatch.setenv("JUDGE_KEY", KEY)
+    server.script.append({"status": 401, "body": "x" * 183 + "{auth} was refused"})
+    g = make(server.base_url, prompt_dir, api_key_env="JUDGE_KEY")
+    [v] = g.grade_batch(claims(1))
+    assert v.error is not None and "HTTP 401" in v.error
+    assert KEY[:12] not in v.error and KEY[-8:] not in v.error and "sk-test" not in v.error
+    server.script.append({"status": 500, "body": "Bearer " + KEY})
+    server.script.append({"status": 200, "body": "not json " * 20 + KEY})
+    [v] = make(server.base_url, prompt_dir, api_key_env="JUDGE_KEY", max_attempts=2).grade_batch(claims(1))
+    assert v.error is not None and "not JSON" in v.error and "sk-test" not in v.error
+
+
+def test_key_echoed_in_an_unparseable_reply_is_redacted(
+    server: FakeOpenAI, prompt_dir: Path, monkeypatch
+) -> None:
+    monkeypatch.setenv("JUDGE_KEY", KEY)
+    server.script.append({"content": "I cannot decide. " * 11 + KEY})
+    [v] = make(server.base_url, prompt_dir, api_key_env="JUDGE_KEY").grade_batch(claims(1))
+    assert v.error is not None and "unparseable" in v.error and "sk-test" not in v.error
+
+
+@pytest.mark.parametrize(
+    ("value", "what"),
+    [
+        ("sk-abc\ndef", "a line break at character 7"),
+        ("sk-abc\rX-Injected: 1", "a line break"),
+        ("sk-abc def", "a space or tab"),
+        ("sk-abc\x07def", "a control character (U+0007)"),
+        ("sk-abc\u200bdef", "a non-ASCII character (U+200B)"),
+    ],
+    ids=["newline", "carriage-return", "space", "bell", "zero-width"],
+)
+def test_a_key_with_odd_characters_is_refused_at_load(
+    prompt_dir: Path, monkeypatch, value: str, what: str
+) -> None:
+    monkeypatch.setenv("JUDGE_KEY", value)
+    with pytest.raises(GraderRunError) as info:
+        make("http://127.0.0.1:9/v1", prompt_dir, api_key_env="JUDGE_KEY")
+    message = str(info.value)
+    assert "JUDGE_KEY" in message and what in message
+    assert value not in message and "sk-abc" not in message
+
+
+def test_a_reply_echoing_the_prompt_is_an_error(prompt_dir: Path) -> None:
+    # item 10: the prompt holds an example answer {"accept": true, ...}; echoing it is no verdict
+    with FakeOpenAI(mode="echo_prompt") as srv:
+        verdicts = make(srv.base_url, prompt_dir).grade_batch(claims(3))
+    assert all(v.accepted is None and not v.is_undecided for v in verdicts)
+    assert all(v.error and "repeats the prompt" in v.error for v in verdicts)
+
+
+def test_a_reply_repeating_the_example_answer_is_an_error(server: FakeOpenAI, prompt_dir: Path) -> None:
+    example = '{"accept": true, "score": 0.9, "reason": "the evidence states it"}'
+    server.script.extend([{"content": example}, {"content": f"```json\n{example}\n```"}])
+    server.script.append({"content": '{"accept": true, "score": 0.9, "reason": "the passage says so"}'})
+    first, second, third = make(server.base_url, prompt_dir, concurrency=1).grade_batch(claims(1) * 3)
+    assert first.accepted is None and first.error and "example answer" in first.error
+    assert second.accepted is None and second.error and "example answer" in second.error
+    assert third.accepted is True  # a verdict of its own, in the example's shape, is a verdict
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        '{"accept": false, "accept": true, "reason": "x"}',
+        '```json\n{"accept": true, "reason": "a", "reason": "b"}\n```',
+        'Verdict: {"accept": true, "details": {"k": 1, "k": 2}}',
+    ],
+    ids=["accept-twice", "reason-twice-fenced", "nested"],
+)
+def test_a_verdict_with_a_duplicate_key_is_an_error(
+    server: FakeOpenAI, prompt_dir: Path, content: str
+) -> None:
+    server.script.append({"content": content})
+    [v] = make(server.base_url, prompt_dir).grade_batch(claims(1))
+    assert v.accepted is None and v.error and "more than once" in v.error
+
+
+def test_an_envelope_with_a_duplicate_key_is_an_error(server: FakeOpenAI, prompt_dir: Path) -> None:
+    good = {"index": 0, "message": {"role": "assistant", "content": '{"accept": true}'}}
+    bad = {"index": 0, "message": {"role": "assistant", "content": '{"accept": false}'}}
+    raw = '{"choices": [' + json.dumps(bad) + '], "choices": [' + json.dumps(good) + "]}"
+    server.script.append({"body": raw})
+    [v] = make(server.base_url, prompt_dir, max_attempts=1).grade_batch(claims(1))
+    assert v.accepted is None and v.error and "'choices' more than once" in v.error
+
+
+def test_timeout_bounds_the_whole_request_not_each_read(server: FakeOpenAI, prompt_dir: Path) -> None:
+    # item 10: ~500 bytes at 10 ms each take ~5 s; every byte comes well within the 0.5 s timeout
+    import time
+
+    server.script.append({"trickle": 0.01})
+    g = make(server.base_url, prompt_dir, timeout=0.5, max_attempts=1)
+    started = time.monotonic()
+    [v] = g.grade_batch(claims(1))
+    took = time.monotonic() - started
+    g.close()
+    assert v.accepted is None and v.error and "timed out after 0.5 s" in v.error
+    assert took < 2.0, took
+    assert v.usage is not None and v.usage.requests == 1  # the server saw it
+
+
+def test_requests_are_counted_as_the_server_sees_them(server: FakeOpenAI, prompt_dir: Path) -> None:
+    # item 11: three 500s then a verdict: four requests reached the server, three of them retries
+    server.script.extend([{"status": 500}] * 3)
+    [v] = make(server.base_url, prompt_dir, max_attempts=5).grade_batch(claims(1))
+    assert v.accepted is False and v.usage is not None
+    assert (v.usage.requests, v.usage.retries) == (4, 3) == (server.requests, server.requests - 1)
+
+
+def test_refused_connections_are_not_requests(prompt_dir: Path) -> None:
+    url = f"http://127.0.0.1:{closed_port()}/v1"
+    [v] = make(url, prompt_dir, max_connect_attempts=3).grade_batch(claims(1))
+    assert v.accepted is None and v.usage is not None
+    assert (v.usage.requests, v.usage.retries) == (0, 0)  # the server never saw anything

@@ -16,9 +16,14 @@ Behaviours (``mode``):
 - ``malformed``: prose with no JSON verdict.
 - ``bad_body``: HTTP 200 whose body is not JSON.
 - ``echo_auth``: the correct verdict, with the Authorization header echoed in the reason (a hostile server).
+- ``echo_prompt``: the reply content is the prompt itself (a broken model or proxy that echoes its input).
 
 ``script`` is a queue of one-off replies used before the mode applies, one per request, e.g.
-``server.script.extend([{"status": 429, "retry_after": "0"}] * 5)`` or ``{"status": 500}``.
+``server.script.extend([{"status": 429, "retry_after": "0"}] * 5)`` or ``{"status": 500}``. A scripted entry
+may also give ``"body"`` (the raw body to send with its status; ``{auth}`` in it becomes the request's
+Authorization header), ``"content"`` (the reply's message content, in an ordinary 200 envelope), or
+``"trickle"`` (seconds between bytes: the whole reply, status line and headers included, is sent one byte at a
+time, each byte well within any per-read timeout).
 ``latency`` delays every reply. Every request is counted; headers and bodies are recorded.
 
 Token usage: ``prompt_tokens`` = words in all messages, ``completion_tokens`` = words in the reply content;
@@ -171,6 +176,18 @@ class FakeOpenAI:
                 if scripted.get("sleep"):
                     time.sleep(float(scripted["sleep"]))
                 status = int(scripted.get("status", 200))
+                if "body" in scripted:
+                    raw_body = str(scripted["body"]).replace(
+                        "{auth}", handler.headers.get("Authorization") or ""
+                    )
+                    handler._send(status, raw_body.encode())
+                    return
+                if "content" in scripted:
+                    self._complete(handler, body, content=str(scripted["content"]))
+                    return
+                if "trickle" in scripted:
+                    self._trickle(handler, body, float(scripted["trickle"]))
+                    return
                 if status != 200:
                     headers = {}
                     if "retry_after" in scripted:
@@ -182,12 +199,25 @@ class FakeOpenAI:
             with self._lock:
                 self._in_flight -= 1
 
-    def _complete(self, handler: Any, body: dict[str, Any]) -> None:
+    def _trickle(self, handler: Any, body: dict[str, Any], gap: float) -> None:
+        reply = json.dumps(self._reply(body, self._content(handler, body))).encode()
+        head = (
+            f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(reply)}\r\n\r\n"
+        ).encode()
+        try:
+            for i in range(len(head + reply)):
+                handler.wfile.write((head + reply)[i : i + 1])
+                handler.wfile.flush()
+                time.sleep(gap)
+        except OSError:
+            pass  # the client gave up: what the test wants
+        handler.close_connection = True
+
+    def _content(self, handler: Any, body: dict[str, Any]) -> str:
         messages = body.get("messages") or []
         prompt = "\n".join(str(m.get("content", "")) for m in messages if isinstance(m, dict))
-        if self.mode == "bad_body":
-            handler._send(200, b"<html>gateway says hello</html>")
-            return
+        if self.mode == "echo_prompt":
+            return prompt
         accept = self.decide(prompt)
         verdict = {"accept": accept, "score": 1.0 if accept else 0.0, "reason": "scripted verdict"}
         if self.mode == "echo_auth":
@@ -197,12 +227,25 @@ class FakeOpenAI:
             content = f"Here is my verdict:\n```json\n{json.dumps(verdict, indent=2)}\n```\nThanks."
         elif self.mode == "malformed":
             content = "I believe the claim is probably supported, on balance."
+        return content
+
+    def _complete(self, handler: Any, body: dict[str, Any], content: str | None = None) -> None:
+        if self.mode == "bad_body" and content is None:
+            handler._send(200, b"<html>gateway says hello</html>")
+            return
+        if content is None:
+            content = self._content(handler, body)
+        handler._send(200, self._reply(body, content))
+
+    def _reply(self, body: dict[str, Any], content: str) -> dict[str, Any]:
+        messages = body.get("messages") or []
+        prompt = "\n".join(str(m.get("content", "")) for m in messages if isinstance(m, dict))
         usage = {"prompt_tokens": len(prompt.split()), "completion_tokens": len(content.split())}
         with self._lock:
             self.completions += 1
             self.usage_totals["prompt_tokens"] += usage["prompt_tokens"]
             self.usage_totals["completion_tokens"] += usage["completion_tokens"]
-        reply = {
+        return {
             "id": f"chatcmpl-{self.requests}",
             "object": "chat.completion",
             "created": int(time.time()),
@@ -212,7 +255,6 @@ class FakeOpenAI:
             ],
             "usage": {**usage, "total_tokens": usage["prompt_tokens"] + usage["completion_tokens"]},
         }
-        handler._send(200, reply)
 
 
 def closed_port() -> int:

@@ -24,6 +24,11 @@ ignored. A malformed line is an error for the sample concerned; a sample with no
 non-zero exit, a crash or a timeout is an error for every sample of the batch (with the end of stderr). An
 error is never an accept or a reject.
 
+The values of the environment variables listed in ``env``, and of any variable named like a secret
+(``*_KEY``, ``*TOKEN*``, ``*SECRET*``, ``*PASSWORD*``, ...), are removed from everything the program's output
+can put into a verdict (its stderr, reasons, errors, details) before anything is cut short, so they never
+reach a report or a results file.
+
 ``{python}`` in ``argv`` stands for the Python interpreter graderctl runs under. Script files named in
 ``argv`` (relative paths ending in ``.py``, ``.sh``, ``.js``, ...) are part of the grader's fingerprint; list
 other files the program reads in ``files``.
@@ -38,6 +43,7 @@ import shlex
 import subprocess
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +64,15 @@ _SCRIPT_SUFFIX = re.compile(r"\.(py|sh|bash|js|mjs|ts|rb|pl|r|R|jl|lua|php)$")
 #: Always passed through, so the program can find its interpreter and a temporary folder.
 _BASE_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TEMP", "TMP", "SYSTEMROOT", "PATHEXT")
 _MAX_STDERR = 300
+#: Environment variables whose values are secrets wherever they are set: ``*_KEY``, ``*TOKEN*``, and the
+#: like. Their values (and those of the variables listed in ``env``) never appear in a verdict.
+_SECRET_NAME = re.compile(
+    r"(?:_KEYS?$|^KEYS?$|API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL)", re.I
+)
+#: Values shorter than this are not redacted (a flag such as "1" or "yes" is no secret, and replacing it
+#: everywhere would garble messages).
+_MIN_SECRET = 4
+_REDACTED = "[redacted]"
 
 
 class CommandParams(BaseModel):
@@ -141,6 +156,7 @@ class CommandGrader(GraderKind):
         self.cwd = (base / self.p.cwd).resolve()
         self.argv = [sys.executable if a == PYTHON_TOKEN else a for a in self.p.program()]
         self.shown = " ".join(shlex.quote(a) for a in self.p.program())
+        self._secrets = secret_values(self.p.env, os.environ)
 
     def __repr__(self) -> str:
         return f"CommandGrader({self.shown!r})"
@@ -187,6 +203,22 @@ class CommandGrader(GraderKind):
         return {k: os.environ[k] for k in names if k in os.environ}
 
     def grade_batch(self, inputs: Sequence[SampleInput]) -> list[Verdict]:
+        return [self._redact_verdict(v) for v in self._grade_batch(inputs)]
+
+    def _redact(self, text: str) -> str:
+        return redact(text, self._secrets)
+
+    def _redact_verdict(self, verdict: Verdict) -> Verdict:
+        if not self._secrets:
+            return verdict
+        return replace(
+            verdict,
+            reason=self._redact(verdict.reason),
+            error=None if verdict.error is None else self._redact(verdict.error),
+            details=None if verdict.details is None else _redact_json(verdict.details, self._secrets),
+        )
+
+    def _grade_batch(self, inputs: Sequence[SampleInput]) -> list[Verdict]:
         n = len(inputs)
         if n == 0:
             return []
@@ -223,7 +255,7 @@ class CommandGrader(GraderKind):
                 if proc.returncode < 0
                 else f"exited with code {proc.returncode}"
             )
-            stderr = _tail(proc.stderr)
+            stderr = _tail(self._redact(proc.stderr))
             message = f"the grader program {self.shown!r} {how}" + (f": {stderr}" if stderr else "")
             return [Verdict.failed(message)] * n
         return self._parse(proc.stdout, n)
@@ -239,7 +271,9 @@ class CommandGrader(GraderKind):
                 data = json.loads(line)
             except ValueError:
                 if slot < n and results[slot] is None:
-                    results[slot] = Verdict.failed(f"stdout line {no} is not JSON: {_tail(line)!r}")
+                    results[slot] = Verdict.failed(
+                        f"stdout line {no} is not JSON: {_tail(self._redact(line))!r}"
+                    )
                 continue
             if not isinstance(data, dict):
                 if slot < n and results[slot] is None:
@@ -262,6 +296,38 @@ class CommandGrader(GraderKind):
             )
             for v in results
         ]
+
+
+def secret_values(passed: Sequence[str], environ: Any) -> tuple[str, ...]:
+    """The values to keep out of every message: those of the variables passed to the program, and of every
+    variable named like a secret; longest first (so a secret containing another is removed whole)."""
+    values = {str(environ[name]) for name in passed if name in environ}
+    values |= {str(value) for name, value in environ.items() if _SECRET_NAME.search(name)}
+    forms: set[str] = set()
+    for value in values:
+        value = value.strip()
+        if len(value) < _MIN_SECRET:
+            continue
+        forms |= {value, json.dumps(value)[1:-1], repr(value)[1:-1]}
+        forms |= {line.strip() for line in value.splitlines() if len(line.strip()) >= _MIN_SECRET}
+    return tuple(sorted(forms, key=len, reverse=True))
+
+
+def redact(text: str, secrets: Sequence[str]) -> str:
+    for secret in secrets:
+        if secret in text:
+            text = text.replace(secret, _REDACTED)
+    return text
+
+
+def _redact_json(value: Any, secrets: Sequence[str]) -> Any:
+    if isinstance(value, str):
+        return redact(value, secrets)
+    if isinstance(value, dict):
+        return {redact(str(k), secrets): _redact_json(v, secrets) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_redact_json(v, secrets) for v in value]
+    return value
 
 
 def _verdict(data: dict[str, Any], no: int) -> Verdict:

@@ -36,7 +36,16 @@ connections are refused) and ``max_retry_seconds`` per sample. When an endpoint 
 naming the endpoint.
 
 The API key is read from the environment once, sent only in the ``Authorization`` header, and scrubbed from
-every message this module produces (reasons, errors) in case a server echoes it back.
+every message this module produces (reasons, errors) in case a server echoes it back, before any message is
+cut short. A key holding anything but printable ASCII (a line break, a space, a control or non-ASCII
+character) is refused when the grader starts, naming the variable and the position, never the key.
+
+Faults never become verdicts: a reply that merely repeats the prompt or its example answer, and a JSON reply
+(envelope or verdict) that names a key twice, are errors for the sample. ``timeout`` bounds each request as a
+whole: a server that trickles bytes, each within a read timeout, still times out.
+
+Usage counts requests as the server sees them: every attempt that reached it (a refused connection is not a
+request), with ``retries`` saying how many of them repeated an earlier one.
 """
 
 from __future__ import annotations
@@ -51,7 +60,7 @@ import re
 import socket
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -130,7 +139,7 @@ class LLMJudgeParams(BaseModel):
         ge=0,
         validation_alias=AliasChoices(*_price_aliases("output")),
     )
-    #: Seconds per HTTP request (connect, read, write).
+    #: Seconds one HTTP request may take as a whole (connect to last byte), however the bytes trickle in.
     timeout: float = Field(default=60.0, gt=0)
     #: Attempts per sample on 429, 5xx, timeouts and dropped connections.
     max_attempts: int = Field(default=8, ge=1, le=50)
@@ -253,6 +262,79 @@ class ReplyError(ValueError):
     """A judge's reply holds no usable verdict."""
 
 
+class _DuplicateKeyError(Exception):
+    """A JSON object names one key twice (deliberately not a ValueError, so no parser fallback hides it)."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook`` for :func:`json.loads`: a key twice is an error, never last-one-wins."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKeyError(key)
+        out[key] = value
+    return out
+
+
+def _squeeze(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _json_objects(text: str) -> list[Any]:
+    """Every JSON object written in ``text`` (e.g. the example answer of a prompt)."""
+    decoder = json.JSONDecoder()
+    found: list[Any] = []
+    start = text.find("{")
+    while start != -1:
+        try:
+            value, end = decoder.raw_decode(text, start)
+        except ValueError:
+            start = text.find("{", start + 1)
+            continue
+        if isinstance(value, dict):
+            found.append(value)
+        start = text.find("{", end)
+    return found
+
+
+def echo_problem(reply: str, prompt: str) -> str | None:
+    """Why ``reply`` is no verdict but the prompt (or a part of it, such as its example answer) repeated,
+    or ``None``. A judge that echoes its input has not judged anything: its "verdict" would be whatever the
+    prompt's example says."""
+    said, asked = _squeeze(reply), _squeeze(prompt)
+    if not said:
+        return None
+    if said == asked:
+        return "the reply repeats the prompt"
+    try:
+        objects = _json_objects(prompt)
+    except RecursionError:
+        objects = []
+    if objects:
+        for candidate in [m.group(1) for m in _FENCE.finditer(reply)] + [reply.strip()]:
+            try:
+                value = json.loads(candidate.strip())
+            except (ValueError, RecursionError):
+                continue
+            if isinstance(value, dict) and value in objects:
+                return "the reply repeats the prompt's example answer"
+        first, last = reply.find("{"), reply.rfind("}")
+        if 0 <= first < last:
+            try:
+                value = json.loads(reply[first : last + 1])
+            except (ValueError, RecursionError):
+                value = None
+            if isinstance(value, dict) and value in objects:
+                return "the reply repeats the prompt's example answer"
+    if len(said) >= 40 and said in asked:
+        return "the reply repeats a part of the prompt"
+    return None
+
+
 def _as_bool(value: Any) -> bool | None:
     if isinstance(value, bool):
         return value
@@ -280,7 +362,9 @@ def parse_verdict(text: str) -> tuple[bool | None, float | None, str]:
         candidates.append(stripped[first : last + 1])
     for candidate in candidates:
         try:
-            data = json.loads(candidate.strip())
+            data = json.loads(candidate.strip(), object_pairs_hook=_unique_keys)
+        except _DuplicateKeyError as exc:
+            raise ReplyError(f"the reply's JSON has the key {exc.key!r} more than once") from None
         except ValueError:
             continue
         if not isinstance(data, dict):
@@ -306,6 +390,24 @@ def parse_verdict(text: str) -> tuple[bool | None, float | None, str]:
     raise ReplyError('the reply holds no JSON object with "accept"')
 
 
+def key_problem(key: str) -> str | None:
+    """Why ``key`` cannot be an API key (it would break or inject into the ``Authorization`` header, and a
+    library's message about it could show the key), or ``None``. The key itself is never in the message."""
+    for index, char in enumerate(key, start=1):
+        if "!" <= char <= "~":
+            continue
+        if char in "\r\n":
+            what = "a line break"
+        elif char.isspace():
+            what = "a space or tab"
+        elif ord(char) < 32 or ord(char) == 127:
+            what = f"a control character (U+{ord(char):04X})"
+        else:
+            what = f"a non-ASCII character (U+{ord(char):04X})"
+        return f"holds {what} at character {index} of {len(key)}"
+    return None
+
+
 def _excerpt(text: str) -> str:
     text = " ".join(text.split())
     return text if len(text) <= _MAX_EXCERPT else text[: _MAX_EXCERPT - 1] + "…"
@@ -326,13 +428,76 @@ def _retry_after(value: str | None) -> float | None:
 
 
 class _Unreachable(Exception):
-    pass
+    def __init__(self, message: str, sent: int = 0) -> None:
+        super().__init__(message)
+        self.sent = sent
 
 
 class _CallFailed(Exception):
-    def __init__(self, message: str, attempts: int) -> None:
+    def __init__(self, message: str, sent: int) -> None:
         super().__init__(message)
-        self.attempts = attempts
+        self.sent = sent
+
+
+def _request_usage(sent: int) -> Usage:
+    """Requests as the server saw them (attempts that reached it), and how many of those were retries."""
+    return Usage(requests=sent, retries=max(0, sent - 1))
+
+
+class _DeadlineStream:
+    """A network stream whose every read, write and TLS handshake waits at most until the deadline of the
+    request running in this thread, so ``timeout`` bounds the whole request: a server trickling bytes, each
+    within a per-read timeout, still hits it."""
+
+    def __init__(self, inner: Any, deadline: Callable[[float | None, str], float | None]) -> None:
+        self._inner = inner
+        self._deadline = deadline
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return bytes(self._inner.read(max_bytes, self._deadline(timeout, "read")))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self._inner.write(buffer, self._deadline(timeout, "write"))
+
+    def close(self) -> None:
+        self._inner.close()
+
+    def start_tls(
+        self, ssl_context: Any, server_hostname: str | None = None, timeout: float | None = None
+    ) -> Any:
+        stream = self._inner.start_tls(ssl_context, server_hostname, self._deadline(timeout, "connect"))
+        return _DeadlineStream(stream, self._deadline)
+
+    def get_extra_info(self, info: str) -> Any:
+        return self._inner.get_extra_info(info)
+
+
+class _DeadlineBackend:
+    """Wraps httpcore's network backend so that every stream it opens is a :class:`_DeadlineStream`."""
+
+    def __init__(self, inner: Any, deadline: Callable[[float | None, str], float | None]) -> None:
+        self._inner = inner
+        self._deadline = deadline
+
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Any = None,
+    ) -> Any:
+        stream = self._inner.connect_tcp(
+            host, port, self._deadline(timeout, "connect"), local_address, socket_options
+        )
+        return _DeadlineStream(stream, self._deadline)
+
+    def connect_unix_socket(self, path: str, timeout: float | None = None, socket_options: Any = None) -> Any:
+        stream = self._inner.connect_unix_socket(path, self._deadline(timeout, "connect"), socket_options)
+        return _DeadlineStream(stream, self._deadline)
+
+    def sleep(self, seconds: float) -> None:
+        self._inner.sleep(seconds)
 
 
 # --- the kind -----------------------------------------------------------------------------------------
@@ -369,6 +534,13 @@ class LLMJudgeGrader(GraderKind):
                     f"no API key for the judge endpoint {self.endpoint}: set the environment variable "
                     f"{self.p.api_key_env} to your API key (the definition's api_key_env names it)"
                 )
+            problem = key_problem(key)
+            if problem is not None:
+                raise GraderRunError(
+                    f"the API key in the environment variable {self.p.api_key_env} {problem}; an API key is "
+                    "printable ASCII without spaces: set the variable to the key alone (e.g. "
+                    f"export {self.p.api_key_env}=\"$(tr -d '\\n' < keyfile)\")"
+                )
             self.__key = key
         base = self.context.base_dir or Path.cwd()
         prompt_path = (base / self.p.prompt).resolve()
@@ -383,6 +555,8 @@ class LLMJudgeGrader(GraderKind):
         self._down: str | None = None
         self._rng = random.Random()
         self._rng_lock = threading.Lock()
+        #: ``value``: the monotonic deadline of the request this thread is sending (see _clamp).
+        self._deadline = threading.local()
 
     def __repr__(self) -> str:
         return f"LLMJudgeGrader(model={self.model!r}, base_url={self.endpoint!r})"
@@ -464,12 +638,10 @@ class LLMJudgeGrader(GraderKind):
             body["seed"] = self.p.seed
         body.update(self.p.extra_body)
         try:
-            reply, attempts = self._post(body)
-        except _Unreachable as exc:
-            return Verdict.failed(self._redact(str(exc)), usage=Usage(requests=0))
-        except _CallFailed as exc:
-            return Verdict.failed(self._redact(str(exc)), usage=Usage(requests=exc.attempts))
-        usage = self._usage(reply, attempts)
+            reply, sent = self._post(body)
+        except (_Unreachable, _CallFailed) as exc:
+            return Verdict.failed(self._redact(str(exc)), usage=_request_usage(exc.sent))
+        usage = self._usage(reply, sent)
         try:
             content = _content_of(reply)
         except ReplyError as exc:
@@ -478,7 +650,16 @@ class LLMJudgeGrader(GraderKind):
             accept, score, reason = parse_verdict(content)
         except ReplyError as exc:
             return Verdict.failed(
-                self._redact(f"unparseable judge reply ({exc}): {_excerpt(content)!r}"), usage=usage
+                f"unparseable judge reply ({self._redact(str(exc))}): {_excerpt(self._redact(content))!r}",
+                usage=usage,
+            )
+        prompt = "\n".join(m["content"] for m in body["messages"] if isinstance(m, dict) and "content" in m)
+        echo = echo_problem(content, prompt)
+        if echo is not None:
+            return Verdict.failed(
+                f"no verdict: {echo} instead of judging the sample ({_excerpt(self._redact(content))!r}); "
+                "check the model name and the prompt template",
+                usage=usage,
             )
         reason = self._redact(reason)
         if accept is None:
@@ -487,7 +668,7 @@ class LLMJudgeGrader(GraderKind):
             return Verdict.accept(reason, score, usage=usage)
         return Verdict.reject(reason, score, usage=usage)
 
-    def _usage(self, reply: dict[str, Any], attempts: int) -> Usage:
+    def _usage(self, reply: dict[str, Any], sent: int) -> Usage:
         raw = reply.get("usage")
         tokens_in = tokens_out = 0
         if isinstance(raw, dict):
@@ -497,7 +678,13 @@ class LLMJudgeGrader(GraderKind):
             tokens_in / 1e6 * self.p.input_price_per_million
             + tokens_out / 1e6 * self.p.output_price_per_million
         )
-        return Usage(input_tokens=tokens_in, output_tokens=tokens_out, usd=usd, requests=attempts)
+        return Usage(
+            input_tokens=tokens_in,
+            output_tokens=tokens_out,
+            usd=usd,
+            requests=sent,
+            retries=max(0, sent - 1),
+        )
 
     # -- HTTP --
 
@@ -514,6 +701,12 @@ class LLMJudgeGrader(GraderKind):
                 transport = httpx.HTTPTransport(
                     limits=limits, socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
                 )
+                # Every read and write waits at most until the running request's deadline (see _post).
+                # httpx has no public hook for the network backend: set it on its connection pool.
+                pool = getattr(transport, "_pool", None)
+                backend = getattr(pool, "_network_backend", None)
+                if pool is not None and backend is not None:
+                    pool._network_backend = _DeadlineBackend(backend, self._clamp)
                 self._client = httpx.Client(
                     timeout=httpx.Timeout(self.p.timeout, connect=min(self.p.timeout, 10.0)),
                     transport=transport,
@@ -528,10 +721,28 @@ class LLMJudgeGrader(GraderKind):
         return headers
 
     def _redact(self, text: str) -> str:
+        """``text`` without the API key, in any of the spellings a message may carry it (as is, JSON- or
+        repr-escaped). Applied before anything is cut short, so no fragment of the key survives."""
         key = self.__key
         if key and len(key) >= 4:
-            text = text.replace(key, "[redacted]")
+            for form in {key, json.dumps(key)[1:-1], repr(key)[1:-1]}:
+                text = text.replace(form, "[redacted]")
         return text
+
+    def _clamp(self, timeout: float | None, operation: str) -> float | None:
+        """The timeout of one network operation: at most what is left of this thread's request deadline."""
+        deadline: float | None = getattr(self._deadline, "value", None)
+        if deadline is None:
+            return timeout
+        left = deadline - time.monotonic()
+        if left <= 0:
+            import httpcore
+
+            error = {"connect": httpcore.ConnectTimeout, "write": httpcore.WriteTimeout}.get(
+                operation, httpcore.ReadTimeout
+            )
+            raise error(f"the request took longer than {self.p.timeout:g} s")
+        return left if timeout is None else min(timeout, left)
 
     def _backoff(self, attempt: int) -> float:
         cap = min(self.p.backoff_max, self.p.backoff_initial * (2 ** (attempt - 1)))
@@ -544,54 +755,51 @@ class LLMJudgeGrader(GraderKind):
             self._closed.wait(seconds)
 
     def _post(self, body: dict[str, Any]) -> tuple[dict[str, Any], int]:
-        """POST with retries; the parsed JSON reply and the number of attempts it took."""
+        """POST with retries; the parsed JSON reply and the number of requests the server saw (attempts that
+        reached it: a refused connection is not one). ``timeout`` bounds each attempt as a whole."""
         import httpx
 
         started = time.monotonic()
         attempt = 0
+        sent = 0
         while True:
             if self._down is not None:
-                raise _Unreachable(self._down)
+                raise _Unreachable(self._down, sent)
             if self._closed.is_set():
-                raise _CallFailed("the grader was closed", attempt)
+                raise _CallFailed("the grader was closed", sent)
             attempt += 1
             retry_after: float | None = None
             connect_failure = False
             with self._slots:
+                self._deadline.value = time.monotonic() + self.p.timeout
                 try:
                     resp = self._http().post(self.url, json=body, headers=self._headers())
                 except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
                     problem = f"cannot connect ({_describe(exc)})"
                     connect_failure = True
+                except httpx.PoolTimeout as exc:
+                    problem = f"no free connection ({_describe(exc)})"
                 except httpx.TimeoutException as exc:
+                    sent += 1
                     problem = f"timed out after {self.p.timeout:g} s ({type(exc).__name__})"
                 except httpx.TransportError as exc:
+                    sent += 1
                     problem = f"connection error ({_describe(exc)})"
                 else:
+                    sent += 1
                     status = resp.status_code
                     if 200 <= status < 300:
-                        try:
-                            data = resp.json()
-                        except ValueError:
-                            raise _CallFailed(
-                                f"the judge endpoint {self.url} answered HTTP {status} with a body that is "
-                                f"not JSON: {_excerpt(resp.text)!r}",
-                                attempt,
-                            ) from None
-                        if not isinstance(data, dict):
-                            raise _CallFailed(
-                                f"the judge endpoint {self.url} answered with JSON that is not an object",
-                                attempt,
-                            )
-                        return data, attempt
-                    problem = f"HTTP {status}: {_excerpt(resp.text)}"
+                        return self._json_reply(resp, sent), sent
+                    problem = f"HTTP {status}: {_excerpt(self._redact(resp.text))}"
                     if status not in _RETRY_STATUS and status < 500:
                         raise _CallFailed(
                             f"the judge endpoint {self.url} refused the request with {problem}; "
                             + _fix_for(status, self.p.api_key_env),
-                            attempt,
+                            sent,
                         )
                     retry_after = _retry_after(resp.headers.get("retry-after"))
+                finally:
+                    self._deadline.value = None
             elapsed = time.monotonic() - started
             delay = retry_after if retry_after is not None else self._backoff(attempt)
             limit = self.p.max_connect_attempts if connect_failure else self.p.max_attempts
@@ -602,13 +810,35 @@ class LLMJudgeGrader(GraderKind):
                         "attempt(s); check that the server is running and that base_url is right"
                     )
                     self._down = message
-                    raise _Unreachable(message)
+                    raise _Unreachable(message, sent)
                 raise _CallFailed(
                     f"the judge endpoint {self.url} failed after {attempt} attempt(s) over "
                     f"{elapsed:.1f} s; last: {problem}",
-                    attempt,
+                    sent,
                 )
             self._wait(delay)
+
+    def _json_reply(self, resp: httpx.Response, sent: int) -> dict[str, Any]:
+        """The body of a 2xx reply as a JSON object; anything else (not JSON, a key twice, not an object) is
+        a failed call."""
+        status = resp.status_code
+        try:
+            data = json.loads(resp.content, object_pairs_hook=_unique_keys)
+        except _DuplicateKeyError as exc:
+            raise _CallFailed(
+                f"the judge endpoint {self.url} answered HTTP {status} with JSON that has the key "
+                f"{exc.key!r} more than once",
+                sent,
+            ) from None
+        except (ValueError, RecursionError):
+            raise _CallFailed(
+                f"the judge endpoint {self.url} answered HTTP {status} with a body that is "
+                f"not JSON: {_excerpt(self._redact(resp.text))!r}",
+                sent,
+            ) from None
+        if not isinstance(data, dict):
+            raise _CallFailed(f"the judge endpoint {self.url} answered with JSON that is not an object", sent)
+        return data
 
     def close(self) -> None:
         self._closed.set()

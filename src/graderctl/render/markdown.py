@@ -212,7 +212,7 @@ def render_markdown(report: CalibrationReport) -> str:
             "## Usage",
             "",
             f"{u.get('input_tokens', 0)} input tokens, {u.get('output_tokens', 0)} output tokens, "
-            f"{u.get('requests', 0)} requests, ${u.get('usd', 0)}.",
+            f"{u.get('requests', 0)} requests ({u.get('retries', 0)} of them retries), ${u.get('usd', 0)}.",
             "",
         ]
 

@@ -89,7 +89,8 @@ def render_text(report: CalibrationReport) -> str:
     if u.get("requests") or u.get("cached"):
         out.append(
             f"  usage: {u.get('input_tokens', 0)} input + {u.get('output_tokens', 0)} output tokens, "
-            f"${u.get('usd', 0)}, {u.get('requests', 0)} request(s), {u.get('cached', 0)} cached verdict(s)"
+            f"${u.get('usd', 0)}, {u.get('requests', 0)} request(s) ({u.get('retries', 0)} of them retries), "
+            f"{u.get('cached', 0)} cached verdict(s)"
         )
     if report.cascade:
         out.append("  cascade: " + cascade_line(report.cascade))

@@ -338,6 +338,7 @@ def outcomes_from_verdicts(samples: Sequence[Sample], verdicts: Sequence[Verdict
                 "output_tokens": u.output_tokens,
                 "usd": round(u.usd, 8),
                 "requests": u.requests,
+                **({"retries": u.retries} if u.retries else {}),
                 "cached": u.cached,
             }
         outcome = SampleOutcome(
@@ -370,6 +371,7 @@ def sum_usage(verdicts: Iterable[Verdict]) -> dict[str, Any] | None:
                 "output_tokens": 0,
                 "usd": 0.0,
                 "requests": 0,
+                "retries": 0,
                 "cached": 0,
                 "samples": 0,
             }
@@ -377,6 +379,7 @@ def sum_usage(verdicts: Iterable[Verdict]) -> dict[str, Any] | None:
         total["output_tokens"] += v.usage.output_tokens
         total["usd"] += v.usage.usd
         total["requests"] += v.usage.requests
+        total["retries"] += v.usage.retries
         total["cached"] += int(v.usage.cached)
         total["samples"] += 1
     if total is not None:

@@ -116,6 +116,7 @@ class _Grading:
             "output_tokens": 0,
             "usd": 0.0,
             "requests": 0,
+            "retries": 0,
             "cached": 0,
         }
     )
@@ -137,6 +138,7 @@ class _Grading:
                 self.usage["output_tokens"] += v.usage.output_tokens
                 self.usage["usd"] += v.usage.usd
                 self.usage["requests"] += v.usage.requests
+                self.usage["retries"] += v.usage.retries
                 self.usage["cached"] += int(v.usage.cached)
         return verdicts
 
@@ -607,7 +609,8 @@ def render_markdown(doc: dict[str, Any]) -> str:
     if usage.get("requests") or usage.get("cached"):
         lines.append(
             f"- usage: {usage['input_tokens']} input and {usage['output_tokens']} output tokens, "
-            f"${usage['usd']:.4f}, {usage['requests']} request(s), {usage['cached']} cached verdict(s)"
+            f"${usage['usd']:.4f}, {usage['requests']} request(s) ({usage.get('retries', 0)} of them "
+            f"retries), {usage['cached']} cached verdict(s)"
         )
     if (
         "difference" in doc
