@@ -394,6 +394,7 @@ def test_usage_is_summed(tmp_path: Path) -> None:
         "output_tokens": 50,
         "usd": 0.005,
         "requests": 5,
+        "retries": 0,
         "cached": 0,
         "samples": 5,
     }
