@@ -306,6 +306,9 @@ def _child_start(
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it stops the pool
+    # The parent turns SIGTERM into an interruption (cli.main); a worker must simply end on it, as when the
+    # parent stops the pool (Process.terminate sends SIGTERM).
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _CHILD.update(grader=grader, inputs=inputs, batch_size=batch_size, timeout=timeout, cache=cache)
 
 
@@ -413,6 +416,9 @@ def _pool_start(state: Any) -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it stops the pool
+    # The parent turns SIGTERM into an interruption (cli.main); a worker must simply end on it, as when the
+    # parent stops the pool (Process.terminate sends SIGTERM).
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _die_with_parent()
     _POOL_STATE["state"] = state
 

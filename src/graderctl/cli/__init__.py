@@ -5,6 +5,7 @@ Heavy imports happen inside the command functions, so ``graderctl --help`` stays
 
 from __future__ import annotations
 
+import contextlib
 import sys
 
 import typer
@@ -79,7 +80,24 @@ def _register() -> None:
 _register()
 
 
+def _terminate(signum: int, frame: object) -> None:
+    """SIGTERM: stop as Ctrl-C does (worker processes and programs ended, nothing half-written)."""
+    raise KeyboardInterrupt(f"terminated by signal {signum}")
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: runs the app and maps errors to exit codes; only here does the process exit."""
-    code = _state.run(app, argv)
+    """Entry point: runs the app and maps errors to exit codes; only here does the process exit.
+
+    SIGTERM is handled like SIGINT: it interrupts the command, whose clean-up then stops worker processes
+    and the programs graders started, so nothing outlives graderctl (exit 130)."""
+    import signal
+
+    previous = None
+    with contextlib.suppress(ValueError):  # not the main thread: leave signals alone
+        previous = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        code = _state.run(app, argv)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
     sys.exit(code)

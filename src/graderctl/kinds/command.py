@@ -36,12 +36,14 @@ other files the program reads in ``files``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import shlex
 import subprocess
 import sys
+import threading
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -157,6 +159,10 @@ class CommandGrader(GraderKind):
         self.argv = [sys.executable if a == PYTHON_TOKEN else a for a in self.p.program()]
         self.shown = " ".join(shlex.quote(a) for a in self.p.program())
         self._secrets = secret_values(self.p.env, os.environ)
+        #: Programs running now (from any thread); close() ends them, so an interrupted run leaves none.
+        self._running: set[subprocess.Popen[str]] = set()
+        self._running_lock = threading.Lock()
+        self._closed = False
 
     def __repr__(self) -> str:
         return f"CommandGrader({self.shown!r})"
@@ -226,18 +232,7 @@ class CommandGrader(GraderKind):
             json.dumps(self._line(i, inp), ensure_ascii=False) + "\n" for i, inp in enumerate(inputs)
         )
         try:
-            proc = subprocess.run(
-                self.argv,
-                input=stdin,
-                capture_output=True,
-                text=True,
-                encoding="utf-8",
-                errors="replace",
-                timeout=self.p.timeout,
-                cwd=self.cwd,
-                env=self._env(),
-                check=False,
-            )
+            proc = self._run(stdin)
         except FileNotFoundError as exc:
             raise GraderRunError(
                 f"the grader program {self.shown!r} cannot be started: {exc.strerror or exc}; "
@@ -259,6 +254,47 @@ class CommandGrader(GraderKind):
             message = f"the grader program {self.shown!r} {how}" + (f": {stderr}" if stderr else "")
             return [Verdict.failed(message)] * n
         return self._parse(proc.stdout, n)
+
+    def _run(self, stdin: str) -> subprocess.CompletedProcess[str]:
+        """``subprocess.run`` with the program registered while it runs (see :meth:`close`)."""
+        with subprocess.Popen(
+            self.argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+            cwd=self.cwd,
+            env=self._env(),
+        ) as process:
+            with self._running_lock:
+                self._running.add(process)
+                closed = self._closed
+            try:
+                if closed:
+                    process.kill()
+                stdout, stderr = process.communicate(stdin, timeout=self.p.timeout)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.communicate()
+                raise
+            except BaseException:  # an interruption (Ctrl-C, SIGTERM): the program must not outlive us
+                process.kill()
+                raise
+            finally:
+                with self._running_lock:
+                    self._running.discard(process)
+        return subprocess.CompletedProcess(self.argv, process.returncode, stdout, stderr)
+
+    def close(self) -> None:
+        """End every program still running (an interrupted run, a worker thread abandoned on a timeout)."""
+        with self._running_lock:
+            self._closed = True
+            running = list(self._running)
+        for process in running:
+            with contextlib.suppress(OSError):
+                process.kill()
 
     def _parse(self, stdout: str, n: int) -> list[Verdict]:
         results: list[Verdict | None] = [None] * n
