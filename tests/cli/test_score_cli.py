@@ -138,6 +138,56 @@ def test_self_grading_override_on_few_samples_exits_5(
     assert not out_path.exists()
 
 
+def _judge_without_generators(tmp_path: Path) -> Path:
+    """A trusted model judge (its [judge] is gpt-4o) and trials that do not name their generator."""
+    trials, _ = make_project(tmp_path)
+    write_grader(tmp_path, "cs-judge", "claim_support", judge=("gpt-4o", "openai"))
+    from graderctl.services.calibrate import api_calibrate
+
+    api_calibrate("cs-judge@1", root=tmp_path)
+    rows = [json.loads(x) for x in trials.read_text().splitlines()]
+    for row in rows:
+        row.pop("generator", None)
+    trials.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return trials
+
+
+def test_trials_without_generator_are_counted_even_when_quiet(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # issue 11 item 8: never waved past a model judge in silence
+    trials = _judge_without_generators(tmp_path)
+    args = ["score", str(trials), "-o", str(tmp_path / "r.jsonl"), "--grader", "cs-judge@1", "--quiet"]
+    code, out, err = run(capsys, tmp_path, *args)
+    assert code == 0, err
+    assert "5 trial(s) do not name their generator" in out and "cs-judge@1" in out
+    assert "--require-generator" in out
+    code, out, err = run(capsys, tmp_path, *args, "--format", "json", "-o", str(tmp_path / "r2.jsonl"))
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["trials_without_generator"] == 5 and doc["judges"] == ["cs-judge@1"]
+
+
+def test_require_generator_refuses_trials_without_one(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    trials = _judge_without_generators(tmp_path)
+    out_path = tmp_path / "r.jsonl"
+    args = ["score", str(trials), "-o", str(out_path), "--grader", "cs-judge@1", "--require-generator"]
+    code, _, err = run(capsys, tmp_path, *args)
+    assert code == ExitCode.REFUSED, err
+    assert "5 of 5 trial(s) do not name their generator" in err and "--require-generator" in err
+    assert not out_path.exists()
+    # with every generator named (and not the judge's family), the same command scores
+    rows = [json.loads(x) for x in trials.read_text().splitlines()]
+    for row in rows:
+        row["generator"] = {"model": "claude-3-5-sonnet-20241022", "provider": "anthropic"}
+    trials.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    code, out, err = run(capsys, tmp_path, *args)
+    assert code == 0, err
+    assert "do not name their generator" not in out
+
+
 def test_reason_without_override_is_usage_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     trials, _ = make_project(tmp_path)
     code, _, _ = run(capsys, tmp_path, "score", str(trials), "-o", str(tmp_path / "r.jsonl"), "--reason", "x")

@@ -99,6 +99,14 @@ def score(
     reason: Annotated[
         str | None, typer.Option("--reason", help="Why the self-grading override is acceptable (recorded).")
     ] = None,
+    require_generator: Annotated[
+        bool,
+        typer.Option(
+            "--require-generator",
+            help="Refuse (exit 5) when a trial does not name its generator model (the self-grading guard "
+            "cannot check it).",
+        ),
+    ] = False,
     resume: Annotated[
         bool, typer.Option("--resume", help="Continue an interrupted run without re-grading finished trials.")
     ] = False,
@@ -150,6 +158,7 @@ def score(
         resolve=resolve.value if resolve is not None else None,
         allow_self_grading=allow_self_grading,
         reason=reason,
+        require_generator=require_generator,
         resume=resume,
         rescore=rescore,
         run=RunOptions(jobs=jobs, timeout=timeout, batch_size=batch_size, use_cache=not no_cache),
@@ -213,6 +222,12 @@ def score(
         f"  {outcome.successes} succeeded, {outcome.failures} failed, {outcome.null} could not be graded "
         f"(success null; see each line's `reason`); rule: every one of {', '.join(outcome.rule['require'])}"
     )
+    if outcome.trials_without_generator and outcome.judges:
+        typer.echo(
+            f"  {outcome.trials_without_generator} trial(s) do not name their generator: the self-grading "
+            f"guard could not check them against {', '.join(outcome.judges)} "
+            "(--require-generator refuses such trials)"
+        )
     if outcome.failures_by_check:
         typer.echo(
             "  failures by check: "

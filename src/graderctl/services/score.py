@@ -119,6 +119,8 @@ class ScoreOptions:
     trust_sets: list[str] = field(default_factory=list)
     allow_self_grading: bool = False
     reason: str | None = None
+    #: ``--require-generator``: refuse (exit 5) when a trial does not name the model that generated it.
+    require_generator: bool = False
     resume: bool = False
     rescore: Path | None = None
     #: Jobs, batch size (units per batch), timeout (seconds per unit) and the verdict cache.
@@ -143,6 +145,10 @@ class ScoreOutcome:
     rule: dict[str, Any] = field(default_factory=dict)
     untrusted: list[str] = field(default_factory=list)
     self_grading: dict[str, Any] | None = None
+    #: Trials that do not name their generator: the self-grading guard could not check them against the
+    #: model judges (``judges``). Said in every summary, ``--quiet`` or not.
+    trials_without_generator: int = 0
+    judges: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     failures_by_check: dict[str, int] = field(default_factory=dict)
     errors_by_check: dict[str, int] = field(default_factory=dict)
@@ -170,6 +176,8 @@ class ScoreOutcome:
             "rule": self.rule,
             "untrusted": self.untrusted,
             "self_grading": self.self_grading,
+            "trials_without_generator": self.trials_without_generator,
+            "judges": self.judges,
             "failures_by_check": self.failures_by_check,
             "errors_by_check": self.errors_by_check,
             "no_citations": self.no_citations,
@@ -449,7 +457,8 @@ def self_grading_guard(
     found, unknown = find_self_grading(graders, trials, fmap)
     if unknown:
         notes.append(
-            f"{unknown} trial(s) do not name their generator: the self-grading guard cannot check them"
+            f"{unknown} trial(s) do not name their generator: the self-grading guard cannot check them "
+            "(--require-generator refuses such trials)"
         )
     if not found:
         return None, notes
@@ -812,6 +821,8 @@ class _Plan:
     corpus: Corpus | None
     corpus_file: str | None
     self_grading: dict[str, Any] | None
+    #: trials that do not name their generator
+    without_generator: int
     #: rescore: (task_id, trial_id) -> old result line
     old: dict[tuple[str, str], dict[str, Any]] | None = None
     rescored_from: str | None = None
@@ -957,6 +968,16 @@ def _plan(options: ScoreOptions, root: Path, opened: list[BinaryIO]) -> _Plan:
         notes.extend(guard_notes)
     except RefusedError as exc:
         refusals.append(str(exc))
+    without = [t for t in trials if t.generator is None]
+    if options.require_generator and without:
+        shown = ", ".join(f"{t.task_id}/{t.trial_id}" for t in without[:3]) + (
+            f" and {len(without) - 3} more" if len(without) > 3 else ""
+        )
+        refusals.append(
+            f"refused: {len(without)} of {len(trials)} trial(s) do not name their generator "
+            f"({shown}) and --require-generator is set: the self-grading guard cannot check them. Add "
+            '"generator": {"model": "...", "provider": "..."} to each trial, or drop --require-generator.'
+        )
     if refusals:
         raise RefusedError("\n".join(refusals))
     return _Plan(
@@ -969,6 +990,7 @@ def _plan(options: ScoreOptions, root: Path, opened: list[BinaryIO]) -> _Plan:
         corpus=corpus,
         corpus_file=recorded_path(corpus_path, root) if corpus_path is not None else None,
         self_grading=record,
+        without_generator=len(without),
         old=old_by_key,
         rescored_from=recorded_path(options.rescore, root) if options.rescore is not None else None,
         notes=notes,
@@ -1349,6 +1371,8 @@ def _run(
     ]
     outcome.untrusted = [g.ref for g in plan.graders if not plan.trust[g.ref].trusted]
     outcome.self_grading = plan.self_grading
+    outcome.judges = [g.ref for g in plan.graders if g.spec.judge is not None]
+    outcome.trials_without_generator = plan.without_generator
     outcome.resumed = len(done)
     partial = partial_path(options.output)
     if not todo and source == options.output:
