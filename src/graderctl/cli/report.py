@@ -24,7 +24,7 @@ from graderctl.cli import _state
 from graderctl.errors import InvalidInputError, Problem, UsageError
 
 #: The report types a page can be rendered for.
-RENDERED = ("calibration", "calibration_batch", "comparison", "metrics", "probe", "probes")
+RENDERED = ("calibration", "calibration_batch", "comparison", "metrics", "probe", "probes", "tune")
 
 
 class Format(StrEnum):
@@ -162,4 +162,6 @@ def _page(doc: dict[str, Any], shown: str) -> Iterable[str]:
         return html.comparison_page(comparison_from_document(doc, shown))
     if kind == "metrics":
         return html.metrics_page(doc)
+    if kind == "tune":
+        return html.tune_page(doc)
     return html.probe_page(doc)

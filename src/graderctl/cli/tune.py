@@ -8,13 +8,17 @@ without scores); 4 the grader could not run; 130 interrupted (nothing written).
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from graderctl.cli import _state
 from graderctl.cli._options import Jobs, NoCache, SampleBatchSize, SampleTimeout
 from graderctl.errors import ExitCode, UsageError
+
+if TYPE_CHECKING:
+    from graderctl.models.tuning import TuneResult
 
 _TARGET_KEYS = {"far": "far", "frr": "frr", "coverage": "coverage", "min_coverage": "coverage"}
 
@@ -23,6 +27,7 @@ class Format(StrEnum):
     text = "text"
     json = "json"
     md = "md"
+    html = "html"
 
 
 def parse_target(text: str) -> dict[str, float]:
@@ -66,6 +71,13 @@ def tune(
         bool, typer.Option("--band", help="Choose an abstention band (reject below, accept at or above).")
     ] = False,
     fmt: Annotated[Format, typer.Option("--format", help="Output format on stdout.")] = Format.text,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output",
+            help="Also write the rendering (in --format) to this file; a .html file gets the HTML page.",
+        ),
+    ] = None,
     no_write: Annotated[
         bool, typer.Option("--no-write", help="Show the trade-off and the choice; write no new version.")
     ] = False,
@@ -92,10 +104,7 @@ def tune(
     if timeout is not None and not timeout > 0:
         raise UsageError(f"--timeout must be a positive number of seconds, got {timeout:g}")
     limits = parse_target(target) if target is not None else None
-    import json
-
     from graderctl.cli._progress import progress_bar, progress_enabled
-    from graderctl.render.tune import render_tune_markdown, render_tune_text
     from graderctl.services.running import RunOptions
     from graderctl.services.tune import tune as run_tune
     from graderctl.store.project import find_grader, find_set
@@ -130,11 +139,30 @@ def tune(
     except KeyboardInterrupt:
         _state.err("interrupted: nothing was written")
         raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
-    if fmt is Format.json:
-        typer.echo(json.dumps(result.model_dump(mode="json"), indent=2, ensure_ascii=False, allow_nan=False))
-    elif fmt is Format.md:
-        typer.echo(render_tune_markdown(result), nl=False)
-    else:
-        typer.echo(render_tune_text(result), nl=False)
+    text = _render(result, fmt)
+    typer.echo(text, nl=False)
+    if output is not None:
+        from graderctl.cli._options import html_file
+        from graderctl.store.atomic import atomic_write_text
+
+        atomic_write_text(output, _render(result, Format.html) if html_file(output) else text)
     if not result.meets_limits:
         _state.exit_with(ExitCode.NEGATIVE_VERDICT)
+
+
+def _render(result: TuneResult, fmt: Format) -> str:
+    import json
+
+    from graderctl.render.tune import render_tune_markdown, render_tune_text
+
+    if fmt is Format.json:
+        return (
+            json.dumps(result.model_dump(mode="json"), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+        )
+    if fmt is Format.md:
+        return render_tune_markdown(result)
+    if fmt is Format.html:
+        from graderctl.render.html import tune_page
+
+        return "".join(tune_page(result.model_dump(mode="json")))
+    return render_tune_text(result)

@@ -168,7 +168,7 @@ def table(
     head = "".join(
         f"<th scope=col{' class=n' if i in numeric else ''}>{h}</th>" for i, h in enumerate(headers)
     )
-    out = [f"<table{attrs}><caption>{caption}</caption><thead><tr>{head}</tr></thead><tbody>"]
+    out = [f"<div class=tw><table{attrs}><caption>{caption}</caption><thead><tr>{head}</tr></thead><tbody>"]
     for row in rows:
         cells = []
         for i, cell in enumerate(row):
@@ -178,7 +178,7 @@ def table(
             else:
                 cells.append(f"<td{cls}>{cell}</td>")
         out.append("<tr>" + "".join(cells) + "</tr>")
-    out.append("</tbody></table>")
+    out.append("</tbody></table></div>")
     return "".join(out)
 
 
@@ -230,9 +230,11 @@ padding:.4rem .6rem;background:var(--bg2);border-radius:4px}
 nav.toc ul{display:flex;flex-wrap:wrap;gap:.25rem 1rem;list-style:none;padding:0;margin:.5rem 0}
 a{color:#0b57a6}
 details.other{margin:1rem 0}
+.tw{overflow-x:auto}
 table.paired{width:auto}table.paired td{min-width:8rem}
 section.report{border-top:3px solid #999;margin-top:2rem}
-@media print{body{max-width:none;padding:0;font-size:11pt}.filters,nav.toc{display:none!important}
+@media print{body{max-width:none;padding:0;font-size:11pt}.tw{overflow:visible}
+.filters,nav.toc{display:none!important}
 tr[hidden]{display:table-row!important}details>*{display:block}a{color:inherit;text-decoration:none}
 h2{break-after:avoid}tr,figure{break-inside:avoid}thead{display:table-header-group}
 .verdict{border-width:3px}}

@@ -213,6 +213,16 @@ def calibration_section(page: Page, report: CalibrationReport, base: str, *, lev
                     "error rate",
                     "≤ " + p(report.policy.max_error_rate, join(base, "policy", "max_error_rate"), "pct"),
                 ),
+                *(
+                    [
+                        (
+                            "coverage (share decided)",
+                            "≥ " + p(report.policy.min_coverage, join(base, "policy", "min_coverage"), "pct"),
+                        )
+                    ]
+                    if report.policy.min_coverage is not None
+                    else []
+                ),
             ]
         )
     )
@@ -272,12 +282,36 @@ def _rates_chart(page: Page, report: CalibrationReport) -> str:
             )
         )
         words.append(f"error rate {_p(report.error_rate)}, limit {_p(report.policy.max_error_rate)}")
+    cov = report.coverage
+    if cov is not None:
+        check = _check(report, "coverage")
+        verdict = "" if check is None else ("✓ within limit" if check.passed else "✗ under minimum")
+        rows.append(
+            svg.IntervalRow(
+                label=f"coverage (decided {cov.decided}/{cov.n})",
+                value=cov.value,
+                low=cov.ci_low,
+                high=cov.ci_high,
+                upper=cov.lower_95,
+                limit=report.policy.min_coverage,
+                verdict=verdict,
+            )
+        )
+        words.append(
+            f"coverage (share decided) {_p(cov.value)}, lower bound {_p(cov.lower_95)}"
+            + (
+                f", minimum {_p(report.policy.min_coverage)}"
+                if report.policy.min_coverage is not None
+                else ""
+            )
+        )
     chart = svg.interval_chart(
         rows,
         uid=page.uid("rates"),
         title="Error rates with their intervals against the policy limits",
         desc="; ".join(words) + ".",
         alt_label="cluster-bootstrap interval",
+        upper_label="one-sided 95% bound" if cov is not None else "one-sided upper 95% bound",
     )
     return (
         f"<figure>{chart}<figcaption>Each rate with its 95% interval, its upper bound and the policy "
@@ -332,6 +366,26 @@ def _rates_table(page: Page, report: CalibrationReport, base: str) -> str:
             status(None if check is None else check.passed, "within", "over", "not checked"),
         ]
     )
+    cov = report.coverage
+    if cov is not None:
+        cp = join(base, "coverage")
+        check = _check(report, "coverage")
+        rows.append(
+            [
+                "coverage<br><span class=note>share decided (not left undecided)</span>",
+                page.ratio(cov.decided, cov.n, cp + "/decided", cp + "/n"),
+                p(cov.value, cp + "/value", "pct"),
+                page.interval(cov.ci_low, cov.ci_high, cp + "/ci_low", cp + "/ci_high"),
+                "lower: " + p(cov.lower_95, cp + "/lower_95", "pct"),
+                "—",
+                (
+                    "≥ " + p(report.policy.min_coverage, join(base, "policy", "min_coverage"), "pct")
+                    if report.policy.min_coverage is not None
+                    else "—"
+                ),
+                status(None if check is None else check.passed, "within", "under", "not checked"),
+            ]
+        )
     return table(
         "Error rates",
         [
@@ -353,8 +407,8 @@ def threshold_curve(
     samples: Iterable[SampleOutcome],
 ) -> tuple[list[float], list[float], list[float], int, int] | None:
     """The false accept and false reject rates a pure ``score >= threshold`` rule would have, at every
-    distinct score of the report's graded samples: ``(thresholds, far, frr, n_bad, n_good)``; ``None`` when
-    the samples carry no scores or lack one label.
+    distinct score of the report's graded samples (undecided ones included, erred ones not):
+    ``(thresholds, far, frr, n_bad, n_good)``; ``None`` when the samples carry no scores or lack one label.
 
     A view of the sample scores the report holds, drawn beside the measured operating point; it is not a
     statistic of the report (a grader may decide by more than its score). Plain sorting and bisection: the
@@ -362,7 +416,7 @@ def threshold_curve(
     good: list[float] = []
     bad: list[float] = []
     for o in samples:
-        if o.score is None or o.accepted is None:
+        if o.score is None or (o.accepted is None and not o.undecided):
             continue
         (good if o.label.value == "good" else bad).append(float(o.score))
     if not good or not bad:
@@ -385,8 +439,11 @@ def _curve(page: Page, report: CalibrationReport) -> str:
         return "<p>The report's samples carry no scores (or only one label has any): no curve to draw.</p>"
     thresholds, far, frr, n_bad, n_good = curve
     params = report.grader.params or {}
-    t0 = params.get("threshold")
+    # a band (abstention) accepts at or above its upper end; a plain threshold at or above itself
+    t0 = params.get("accept_at_or_above", params.get("threshold"))
     threshold = float(t0) if isinstance(t0, int | float) and not isinstance(t0, bool) else None
+    t1 = params.get("reject_below")
+    reject_below = float(t1) if isinstance(t1, int | float) and not isinstance(t1, bool) else None
     lo, hi = thresholds[0], thresholds[-1]
     if threshold is not None:
         lo, hi = min(lo, threshold), max(hi, threshold)
@@ -410,6 +467,8 @@ def _curve(page: Page, report: CalibrationReport) -> str:
     mismatched = 0
     if threshold is not None:
         vlines.append((threshold, f"threshold {fmt_float(threshold)}"))
+        if reject_below is not None and reject_below != threshold:
+            vlines.append((reject_below, f"reject below {fmt_float(reject_below)}"))
         far_v, frr_v = report.false_accept_rate.value, report.false_reject_rate.value
         if far_v is not None:
             highlights.append((threshold, far_v, f"FAR {fmt_pct(far_v)}"))
@@ -527,7 +586,7 @@ def _breakdown(
 
 def _kind(o: SampleOutcome) -> str:
     if o.accepted is None:
-        return "err"
+        return "und" if o.undecided else "err"
     return "fa" if o.label.value == "bad" else "fr"
 
 
@@ -541,19 +600,26 @@ def _wrong(o: SampleOutcome) -> bool:
 
 def _samples(page: Page, report: CalibrationReport, base: str) -> str:
     wrong = [(i, o) for i, o in enumerate(report.samples) if _wrong(o)]
-    erred = [(i, o) for i, o in enumerate(report.samples) if o.accepted is None]
-    if not wrong and not erred:
+    erred = [(i, o) for i, o in enumerate(report.samples) if o.accepted is None and not o.undecided]
+    undecided = [(i, o) for i, o in enumerate(report.samples) if o.accepted is None and o.undecided]
+    if not wrong and not erred and not undecided:
         return "<p>None: the grader decided every sample as its label says.</p>"
-    listed = (wrong + erred)[:MAX_ROWS]
+    listed = (wrong + erred + undecided)[:MAX_ROWS]
     tid = page.uid("samples")
     n_fa = sum(1 for _, o in wrong if o.label.value == "bad")
     out = [
         f"<p>{len(wrong):,} misclassified ({n_fa:,} false accepts, {len(wrong) - n_fa:,} false rejects) and "
-        f"{len(erred):,} the grader could not grade.</p>",
-        filter_bar(tid, "Search", [("fa", "false accepts"), ("fr", "false rejects"), ("err", "errors")]),
+        f"{len(erred):,} the grader could not grade"
+        + (f"; {len(undecided):,} it left undecided" if undecided else "")
+        + ".</p>",
+        filter_bar(
+            tid,
+            "Search",
+            [("fa", "false accepts"), ("fr", "false rejects"), ("err", "errors"), ("und", "undecided")],
+        ),
     ]
     rows: list[str] = []
-    kind_words = {"fa": "false accept", "fr": "false reject", "err": "error"}
+    kind_words = {"fa": "false accept", "fr": "false reject", "err": "error", "und": "undecided"}
     for i, o in listed:
         sp = join(base, "samples", i)
         kind = _kind(o)

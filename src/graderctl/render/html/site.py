@@ -52,6 +52,8 @@ def page_name(doc: dict[str, Any], source_stem: str) -> str:
         return _safe(f"probe--{sets}--{_ref(doc.get('grader'))}-{doc.get('probe')}")
     if kind == "probes":
         return _safe(f"probes--{doc.get('grader')}")
+    if kind == "tune":
+        return _safe(f"tune--{(doc.get('calibration_set') or {}).get('name')}--{_ref(doc.get('grader'))}")
     return _safe(f"{kind}--{source_stem}")
 
 
@@ -122,18 +124,26 @@ def entry_for(doc: dict[str, Any], page: str, source: str) -> SiteEntry:
             f"{_pct((doc.get('pass_at_k') or {}).get('1'))}",
         )
     if kind == "tune":
-        passed = doc.get("meets_policy")
+        meets = bool(doc.get("meets_limits"))
+        point = doc.get("chosen") if meets else doc.get("best")
+        written = (doc.get("written") or {}).get("ref")
+        figures = ""
+        if isinstance(point, dict):
+            figures = (
+                f"{'chosen' if meets else 'closest'}: accept at or above {point.get('accept_at_or_above')}, "
+                f"FAR upper {_pct(point.get('false_accept_rate_upper_95'))}, "
+                f"FRR upper {_pct(point.get('false_reject_rate_upper_95'))}"
+            )
         return SiteEntry(
             page,
             kind,
             source,
-            str(doc.get("grader") if not isinstance(doc.get("grader"), dict) else _ref(doc.get("grader"))),
-            str(
-                doc.get("set") if not isinstance(doc.get("set"), dict) else (doc.get("set") or {}).get("name")
-            ),
-            passed if isinstance(passed, bool) else None,
-            "tuned",
-            "",
+            _ref(doc.get("grader")),
+            str((doc.get("calibration_set") or {}).get("name")) + " (tune split)",
+            meets,
+            ("meets the limits" if meets else "no point meets the limits")
+            + (f"; wrote {written}" if written else ""),
+            figures,
         )
     return SiteEntry(page, kind, source, "", "", None, kind, "")
 
