@@ -66,7 +66,7 @@ def test_calibration_page_of_a_band_shows_coverage_and_undecided_samples(
         root, "scored", "test_scored", version=2, params={"accept_at_or_above": 0.62, "reject_below": 0.45}
     )
     args = ["calibrate", "scored@2", "--set", "s", "--no-write", "-q"]
-    code, out, err = run(capsys, root, *args, "--format", "json")
+    _, out, _ = run(capsys, root, *args, "--format", "json")
     doc = json.loads(out)
     assert doc["undecided"] > 0 and doc["coverage"]["decided"] < doc["coverage"]["n"]
     _, page, _ = run(capsys, root, *args, "--format", "html")
