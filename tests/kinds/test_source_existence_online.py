@@ -140,3 +140,13 @@ def test_default_is_corpus_only(server: PageServer, tmp_path: Path) -> None:
     assert v.accepted is False and "no document in the corpus" in v.reason
     assert sum(server.hits.values()) == 0
     assert getattr(grader, "parallelism", None) is None  # the shipped grader still runs in processes
+
+
+def test_page_longer_than_the_limit(server: PageServer, tmp_path: Path) -> None:
+    start, end = grade(
+        make_grader(server, tmp_path, online_max_bytes=1024),
+        cite(server.url("/big"), QUOTE),
+        cite(server.url("/big"), "Last: the end"),
+    )
+    assert start.accepted is True, start.reason  # in the part read
+    assert end.is_error and "longer than online_max_bytes" in (end.error or "")  # never a reject

@@ -63,6 +63,10 @@ class PageServer:
                     self._send(404, "not found")
                 elif path == "/deleted":
                     self._send(410, "gone")
+                elif path == "/big":
+                    self._send(
+                        200, f"<p>{QUOTE} first.</p><p>{'filler words ' * 300}</p><p>Last: the end.</p>"
+                    )
                 elif path == "/broken":
                     self._send(500, "oops")
                 elif path == "/slow":

@@ -26,7 +26,7 @@ import tempfile
 import threading
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
@@ -61,6 +61,8 @@ class Lookup:
     #: Human-readable: ``HTTP 404``, ``timed out after 10 s``, ...
     detail: str = ""
     cached: bool = False
+    #: The page was longer than ``max_bytes``: only its beginning was read.
+    truncated: bool = False
 
     def describe(self) -> str:
         where = f"{self.kind} {self.value!r}"
@@ -207,7 +209,10 @@ class OnlineResolver:
                                     break
                             body = b"".join(chunks)[: self.settings.max_bytes]
                         encoding = response.charset_encoding or "utf-8"
-                        return _page(kind, value, address, final, status, body, encoding, kind_of)
+                        page = _page(kind, value, address, final, status, body, encoding, kind_of)
+                        if len(body) >= self.settings.max_bytes:
+                            page = replace(page, truncated=True, detail=page.detail + ", truncated")
+                        return page
                     if status in MISSING_STATUSES:
                         return Lookup("missing", kind, value, address, final, status, detail=f"HTTP {status}")
                     return Lookup("error", kind, value, address, final, status, detail=f"HTTP {status}")
@@ -257,6 +262,7 @@ class OnlineResolver:
                 text=str(data.get("text") or ""),
                 detail=str(data.get("detail") or ""),
                 cached=True,
+                truncated=bool(data.get("truncated")),
             )
         except (KeyError, TypeError):
             return None

@@ -843,7 +843,14 @@ class SourceExistenceGrader(GraderKind):
             return Verdict.reject(
                 f"{where}; the quote holds no words to look for", score=0.0, details=details
             )
-        return self._quote_verdict(where, matches, index, details)
+        verdict = self._quote_verdict(where, matches, index, details)
+        if verdict.accepted is False and any(x.truncated for x in online):
+            return Verdict.failed(
+                f"{where}: the page is longer than online_max_bytes and the quote is not in the part read, "
+                "so the quote cannot be checked",
+                details=details,
+            )
+        return verdict
 
     def _quote_verdict(
         self, where: str, matches: list[_FragmentMatch], index: _DocIndex, details: dict[str, Any]
@@ -974,6 +981,8 @@ class SourceExistenceGrader(GraderKind):
             else:
                 found.append((kind, value, None))
                 (missing if lookup.outcome == "missing" else errors).append(lookup.describe())
+        if not lookups:  # nothing the corpus lacks could be looked up (a source_id): as without online
+            return offline, [], None
         if errors and not missing:
             return offline, lookups, "; ".join(errors) + ": whether the source exists is unknown"
         resolved = [(k, v, d) for k, v, d in found if d is not None]

@@ -10,12 +10,15 @@ which graderctl does not use.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from graderctl.errors import InvalidInputError, Problem
 
+#: How an Inspect AI ``.json`` log begins: ``{"version": 2, "status": ...`` (a trials file's lines do not).
+_JSON_LOG_START = re.compile(r'^\ufeff?\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:')
 #: Suffixes of Inspect AI log files.
 LOG_SUFFIXES = (".eval", ".json")
 INSTALL_HINT = "pip install 'graderctl[inspect]' (or pip install inspect-ai)"
@@ -59,8 +62,7 @@ def looks_like_inspect_log(path: Path) -> bool:
             head = fh.read(4096)
     except OSError:
         return False
-    text = head.decode("utf-8", errors="replace").lstrip()
-    return text.startswith("{") and '"version"' in text and ('"eval"' in text or '"status"' in text)
+    return _JSON_LOG_START.match(head.decode("utf-8", errors="replace")) is not None
 
 
 def log_files(paths: list[Path], shown: dict[Path, str]) -> list[Path]:
