@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 from tests.data.score.fake_kind import ensure_registered, make_project
 
@@ -16,6 +17,7 @@ from graderctl.models.units import UnitsDocument
 from graderctl.parsing import PARSER
 from graderctl.services.score import ScoreOptions, score_trials
 from graderctl.services.units import NO_CITATIONS, citation_units, claim_units, list_units, report_view
+from graderctl.store import schemas
 
 RAW_TEXT = (
     "European heat pump sales fell 21% in 2024 to about 2.3 million units [1]. Pack prices fell to "
@@ -134,8 +136,9 @@ def test_raw_text_trial_is_graded_and_records_the_parser(tmp_path: Path) -> None
 
 def test_units_document_matches_what_score_grades(tmp_path: Path) -> None:
     trials = write_trials(tmp_path / "trials.jsonl", [raw_trial("r1", RAW_TEXT), raw_trial("e", "")])
-    doc, notes = list_units(trials, root=tmp_path)
-    UnitsDocument.model_validate(doc.model_dump(mode="json"))
+    raw, notes = list_units(trials, root=tmp_path)
+    doc = UnitsDocument.model_validate(raw)
+    jsonschema.validate(json.loads(json.dumps(raw)), schemas.generate_one("units"))
     r1 = doc.trials[0]
     assert [c.citations[0].missing for c in r1.claims] == [False, False, True]
     assert r1.missing_sources[0].marker == "[7]"

@@ -46,6 +46,8 @@ def units(
         for note in notes:
             _state.err(f"note: {note}")
     if fmt is Format.json:
-        typer.echo(json.dumps(document.model_dump(mode="json", exclude_none=False), ensure_ascii=False))
+        typer.echo(json.dumps(document, ensure_ascii=False))
         return
-    typer.echo(render_units_text(document), nl=False)
+    from graderctl.models.units import UnitsDocument
+
+    typer.echo(render_units_text(UnitsDocument.model_validate(document)), nl=False)

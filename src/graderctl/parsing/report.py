@@ -39,7 +39,7 @@ from graderctl.normalize import find_doi, normalize_url
 
 PARSER_NAME = "report-parser"
 #: Bump when a change can change what any report parses into (as a grader's version).
-PARSER_VERSION = 1
+PARSER_VERSION = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,21 +140,29 @@ _BODY = re.compile(
     r"(?P<link>!?\[(?P<ltext>[^\[\]\n]*(?:\[[^\[\]\n]*\][^\[\]\n]*)*)\]\([ \t]*<?"
     r"(?P<lurl>[^\s()<>]*(?:\([^\s()]*\)[^\s()<>]*)*)>?(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'))?[ \t]*\))"
     r"|(?P<fn>\[\^(?P<fid>[^\]\s]+)\])"
-    r"|(?P<num>\[[ \t]*(?:(?:sources?|refs?|references?|citations?|cite|cited|see)[ \t]*:?[ \t]*)?"
+    r"|(?P<num>\[[ \t]*(?i:(?:sources?|refs?|references?|citations?|cite|cited|see)[ \t]*:?[ \t]*)?"
     r"(?P<nums>\d{1,3}(?:[ \t]*(?:[-–—,;]|and)[ \t]*\d{1,3})*)[ \t]*\])"
     r"|(?P<needed>\[(?:citation|source|reference|cite)s?[ \t]+needed\])"
     r"|(?P<reflink>\[(?P<rtext>[^\[\]\n]+)\]\[(?P<rlabel>[^\[\]\n]*)\])"
     r"|(?P<oa>【(?P<oanum>\d+)[^】\n]*】)"
     r"|(?P<url>(?:[Hh][Tt][Tt][Pp][Ss]?://|www\.)[^\s<>\"'\[\]{}|\\^`]+)"
-    r"|(?P<doi>(?:\b[Dd][Oo][Ii][ \t]*:[ \t]?)?\b10\.\d{4,9}/[^\s\"<>\[\]]+)"
-    rf"|(?P<paren>\((?P<pin>[^()\n]{{1,200}}?\b{_YEAR}\b[^()\n]{{0,40}})\))"
-    rf"|(?P<narr>\b(?P<nname>{_NAME}(?:[ \t]+et[ \t]+al\.?|[ \t]+(?:&|and)[ \t]+{_NAME})?)[ \t]+"
-    rf"\((?P<nyear>{_YEAR})\))"
-    r"|(?P<gem>(?<=[a-z%)\"”’])\.(?P<gemnums>\d{1,3}(?:,\d{1,3})*)(?=[ \t]+[A-Z“\"]|[ \t]*(?:\n|$)))"
+    r"|(?P<doi>(?:\b[Dd][Oo][Ii][ \t]*:[ \t]?)?"
+    r"\b10\.\d{4,9}/[^\s\"<>\[\]]+)"
+    rf"|(?P<paren>\((?P<pin>[^()\n]{{0,200}}?\b{_YEAR}\b[^()\n]{{0,40}})\))"
+    r"|(?P<gem>(?:(?<=[a-z%)\"”’])|(?<=\b(?:19|20)\d\d))\.(?P<gemnums>\d{1,3}(?:,\d{1,3})*)"
+    r"(?=[ \t]+[A-Z“\"]|[ \t]*(?:\n|$)))"
     r"|(?P<sup>[¹²³⁰⁴⁵⁶⁷⁸⁹]+(?:[,˒‚][¹²³⁰⁴⁵⁶⁷⁸⁹]+)*)"
 )
+#: Where a citation can start: ``[``, ``!``, ``(``, ``【``, a URL, a DOI; with a numbered list also a full
+#: stop before digits and superscript digits. Only there is :data:`_BODY` tried (much faster than searching
+#: for it).
+_CANDIDATE = re.compile(r"[\[!(【]|(?i:https?://|www\.|doi[ \t]*:)|\b10\.\d")
+_CANDIDATE_NUMBERED = re.compile(r"[\[!(【¹²³⁰⁴⁵⁶⁷⁸⁹]|(?i:https?://|www\.|doi[ \t]*:)|\b10\.\d|\.\d")
+#: An author (or two, or "et al.") just before a parenthesised year: ``Lewis et al. (2020)``.
+_NARRATIVE_NAME = re.compile(rf"\b({_NAME}(?:[ \t]+et[ \t]+al\.?|[ \t]+(?:&|and)[ \t]+{_NAME})?)[ \t]+$")
+_YEAR_ONLY = re.compile(rf"{_YEAR}")
 _AY_PART = re.compile(
-    rf"^(?:(?:see|e\.g\.|cf\.|also|see also|as in)[ \t,]+)?(?P<name>{_NAME})"
+    rf"^(?:(?:see|e\.g\.|cf\.|also|see also|as in)[ \t,]+)?(?P<name>{_NAME}(?:[ \t]+{_NAME}){{0,4}})"
     rf"(?P<more>[ \t]+et[ \t]+al\.?|(?:,[ \t]*{_NAME})*,?[ \t]+(?:&|and)[ \t]+{_NAME})?"
     rf",?[ \t]+(?P<year>{_YEAR})"
     r"(?:[ \t]*,[ \t]*(?:pp?\.|page|para\.?|ch\.|chap\.|fig\.|table|sec\.)[ \t]*[\w\-–]+)?$"
@@ -271,6 +279,8 @@ _YEAR_IN_ENTRY = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)([a-z])?(?!\d)")
 _ENTRY_AUTHOR = re.compile(
     rf"^[ \t*_]*(?P<name>{_NAME}(?:[ \t]+(?:van|von|de|der|da|del|la|le|di|du)[ \t]+{_NAME})?)"
 )
+#: An organisation as author: capitalised words up to the first punctuation (``Rho Motion. (2025).``).
+_ENTRY_ORG = re.compile(rf"^[ \t*_]*({_NAME}(?:[ \t]+(?:of|for|and|the|&|{_NAME}))*)[ \t]*[.,(]")
 _ACRONYM = re.compile(r"\(([A-Z][A-Z0-9&]{1,9})\)")
 _QUOTE = re.compile(
     r"\"(?P<a>[^\"\n]{2,}?)\"|“(?P<b>[^”\n]{2,}?)”|„(?P<c>[^“”\n]{2,}?)[“”]|«[ \t]?(?P<d>[^»\n]{2,}?)[ \t]?»"
@@ -303,8 +313,11 @@ _BLANK_LINE = re.compile(
     r"|\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*)$",
     re.M,
 )
-_SPACE_BEFORE_PUNCT = re.compile(r"\s+([.,;:!?%)\]])")
 _EMPTY_PARENS = re.compile(r"\(\s*[,;:]?\s*\)|\[\s*[,;]?\s*\]")
+_BLANKS_BEFORE_PUNCT = re.compile(r"(?<=\S)( +)([.,;:!?%)\]]+)(?=\s|$)")
+_NOT_CONTENT = " .,;:!?()[]-–—|'\"“”‘’*_#>•"
+_ATTRIBUTION_START = frozenset("sSvVrRcCfFdD([")
+_LEADING_CHARS = frozenset("-*+•‣◦>0123456789")
 _LEADING = re.compile(r"^(?:[-*+•‣◦>][ \t]*|\d{1,3}[.)][ \t]+)+")
 _ATTRIBUTION_LINE = re.compile(
     r"^[(\[]?(?:sources?|via|refs?|references?|citations?|cited in|from|credit|data)[ \t]*[:\-–—][ \t]*",
@@ -525,6 +538,9 @@ def _entry_source(entry: _Entry, sources: _Sources, ordinal: int) -> ParsedSourc
     year = _YEAR_IN_ENTRY.search(body[:300])
     if author is not None and year is not None:
         names = {author.group("name").lower().replace("’", "'")}
+        org = _ENTRY_ORG.match(body)
+        if org is not None:
+            names.add(" ".join(org.group(1).lower().replace("’", "'").split()))
         names.update(a.lower() for a in _ACRONYM.findall(body[: year.start() + 8]))
         names = {n for n in names if n not in _NOT_AUTHORS}
         for name in names:
@@ -659,7 +675,7 @@ def _html(text: str) -> str:
 
     text = _HTML_SUP.sub(sup, text)
     text = _HTML_ANCHOR.sub(anchor, text)
-    text = _HTML_BLOCK.sub(lambda m: "\n" + " " * (len(m.group()) - 1), text)
+    text = _HTML_BLOCK.sub(lambda m: " " * (len(m.group()) - 1) + "\n", text)
     text = _HTML_TAG.sub(lambda m: " " * len(m.group()), text)
     text = _HTML_ENTITY.sub(lambda m: _pad(html.unescape(m.group()), len(m.group())), text)
     return text
@@ -670,11 +686,18 @@ def _author_year(part: str, sources: _Sources, *, strict: bool) -> tuple[bool, s
     m = _AY_PART.match(part.strip())
     if m is None:
         return False, None
-    name = m.group("name").lower().replace("’", "'")
-    if name in _NOT_AUTHORS:
+    name = " ".join(m.group("name").lower().replace("’", "'").split())
+    first = name.split()[0]
+    if first in _NOT_AUTHORS:
         return False, None
     year = m.group("year")
-    sid = sources.by_author.get((name, year)) or sources.by_author.get((name, year[:4]))
+    by_author = sources.by_author
+    sid = (
+        by_author.get((name, year))
+        or by_author.get((name, year[:4]))
+        or by_author.get((first, year))
+        or by_author.get((first, year[:4]))
+    )
     if sid is not None:
         return True, sid
     # no entry: a citation to a missing source only when it is unmistakably one
@@ -701,11 +724,16 @@ def _scan_body(work: str, sources: _Sources, link_defs: dict[str, str]) -> tuple
         s.origin in ("list", "definition", "footnote") and s.id.isdigit() for s in sources.by_id.values()
     )
     pos = 0
-    search = _BODY.search
+    find = (_CANDIDATE_NUMBERED if numbered else _CANDIDATE).search
+    match = _BODY.match
     while True:
-        m = search(work, pos)
-        if m is None:
+        c = find(work, pos)
+        if c is None:
             break
+        m = match(work, c.start())
+        if m is None:
+            pos = c.start() + 1
+            continue
         kind = m.lastgroup
         start, end = m.start(), m.end()
         pos = end
@@ -776,7 +804,21 @@ def _scan_body(work: str, sources: _Sources, link_defs: dict[str, str]) -> tuple
             cites.append(_Cite(start, end, raw, sid))
             edits.append((start, end, None))
         elif kind == "paren":
-            parts = [p for p in re.split(r"[ \t]*;[ \t]*", m.group("pin")) if p.strip()]
+            inner = m.group("pin")
+            if _YEAR_ONLY.fullmatch(inner):  # "Lewis et al. (2020)": the name stays in the sentence
+                before = _NARRATIVE_NAME.search(work, max(0, start - 80), start)
+                if before is None:
+                    pos = start + 1
+                    continue
+                name = before.group(1)
+                ok, sid = _author_year(f"{name}, {inner}", sources, strict=True)
+                if not ok:
+                    pos = start + 1
+                    continue
+                edits.append((start, end, None))
+                cites.append(_Cite(before.start(1), end, f"{name} ({inner})", sid))
+                continue
+            parts = [p for p in re.split(r"[ \t]*;[ \t]*", inner) if p.strip()]
             found = [_author_year(p, sources, strict=True) for p in parts]
             if not found or not all(ok for ok, _ in found):
                 pos = start + 1  # something else in parentheses: look inside it again
@@ -784,15 +826,6 @@ def _scan_body(work: str, sources: _Sources, link_defs: dict[str, str]) -> tuple
             edits.append((start, end, None))
             for part, (_, sid) in zip(parts, found, strict=True):
                 cites.append(_Cite(start, end, f"({part.strip()})", sid))
-        elif kind == "narr":
-            name = m.group("nname")
-            ok, sid = _author_year(f"{name}, {m.group('nyear')}", sources, strict=True)
-            if not ok:
-                pos = start + 1
-                continue
-            y0 = m.start("nyear") - 1
-            edits.append((y0, end, None))  # the name stays in the sentence
-            cites.append(_Cite(start, end, f"{name} ({m.group('nyear')})", sid))
         elif kind == "oa":
             key = m.group("oanum")
             edits.append((start, end, None))
@@ -832,16 +865,25 @@ def _sup_after_word(work: str, k: int) -> bool:
 
 
 def _clean(text: str) -> str:
-    text = text.replace("*", "").replace("`", "")
+    """A sentence of the working text as a claim: Markdown emphasis, list bullets, table pipes, emptied
+    parentheses and the blanks left by markers removed."""
+    if "*" in text or "`" in text:
+        text = text.replace("*", "").replace("`", "")
     if "|" in text:
         cells = [c.strip() for c in text.strip().strip("|").split("|")]
         text = ", ".join(c for c in cells if c)
     text = " ".join(text.split())
-    text = _LEADING.sub("", text)
-    if "(" in text or "[" in text:
+    if text[:1] in _LEADING_CHARS:
+        text = _LEADING.sub("", text)
+    if "( " in text or "()" in text or "[ " in text or "[]" in text or "(;" in text or "(," in text:
         text = _EMPTY_PARENS.sub("", text)
-    text = _SPACE_BEFORE_PUNCT.sub(r"\1", text)
+        text = " ".join(text.split())
     return text.strip()
+
+
+def _punct_first(m: re.Match[str]) -> str:
+    """``"36%    ."`` (a marker blanked before the full stop) -> ``"36%.    "``: same length."""
+    return m.group(2) + m.group(1)
 
 
 def _states_something(text: str) -> bool:
@@ -993,10 +1035,20 @@ def parse_report(text: str) -> ParsedReport:
     if "\n" in work:
         work = _SOFT_BREAK.sub(lambda m: _pad(" ", len(m.group())), work)
 
-    spans = sentence_spans(work)
+    if cites:
+        # the blanks markers left: emptied parentheses go, punctuation moves before the blanks (same length)
+        if "(" in work or "[" in work:
+            work = _EMPTY_PARENS.sub(lambda m: _blank(m.group()), work)
+        work = _BLANKS_BEFORE_PUNCT.sub(_punct_first, work)
+
+    # the blanked source list at the end is no sentence: leave it out of the split (spans are unchanged)
+    spans = sentence_spans(work[: len(work.rstrip())])
     cleaned = [_clean(work[a:b]) for a, b in spans]
-    real = [bool(_WORD_CHAR.search(t)) for t in cleaned]
-    attribution = [bool(_ATTRIBUTION_LINE.match(t)) and len(t.split()) <= 25 for t in cleaned]
+    real = [bool(t.strip(_NOT_CONTENT)) for t in cleaned]
+    attribution = [
+        t[:1] in _ATTRIBUTION_START and bool(_ATTRIBUTION_LINE.match(t)) and len(t.split()) <= 25
+        for t in cleaned
+    ]
     starts = [a for a, _ in spans]
     per_sentence: dict[int, list[_Cite]] = {}
     for cite in cites:

@@ -22,10 +22,10 @@ A check that finds no unit at all in a trial is not passed (:data:`NO_CITATIONS`
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from graderctl.models.base import Check
 from graderctl.models.calset import (
@@ -38,19 +38,6 @@ from graderctl.models.calset import (
     SourceExistenceInput,
 )
 from graderctl.models.trials import Trial
-from graderctl.models.units import (
-    CheckUnit,
-    CheckUnits,
-    MissingSource,
-    ParserInfo,
-    TrialUnits,
-    UncitedClaim,
-    UnitsCitation,
-    UnitsClaim,
-    UnitsDocument,
-    UnitsSource,
-    UnitsSummary,
-)
 from graderctl.normalize import normalize_doi, normalize_url
 from graderctl.parsing import PARSER, ParserIdentity, parse_report
 from graderctl.plugin import Corpus
@@ -325,108 +312,128 @@ def build_units(
 
 
 # --- the units document (`graderctl units`) ------------------------------------------------------------
+# Built as plain JSON-ready dicts (this runs over every trial and must be fast); their shape is
+# :class:`graderctl.models.units.UnitsDocument`, whose JSON Schema is shipped (``graderctl schema units``)
+# and which the tests validate real documents against.
 
 
-def _parser_info(identity: ParserIdentity) -> ParserInfo:
-    return ParserInfo(name=identity.name, version=identity.version, fingerprint=identity.fingerprint)
-
-
-def _check_units(units: list[Unit] | None, check: Check, trial: Trial) -> CheckUnits:
+def _check_units(units: list[Unit] | None, check: Check, trial: Trial) -> dict[str, Any]:
     if units is None:
-        return CheckUnits(applies=False, note="the task has no nuggets")
+        return {"applies": False, "units": [], "note": "the task has no nuggets"}
     note = None
     if not units and check in CITATION_CHECKS:
         note = NO_CITATIONS + ("" if trial.task.requires_citations else "; not required by the task")
-    return CheckUnits(
-        units=[CheckUnit(id=u.id, input=u.input, failure=u.failure) for u in units],
-        note=note,
-    )
-
-
-def trial_units(trial: Trial, corpus: Corpus | None) -> TrialUnits:
-    """Exactly what each check would grade in ``trial`` (the units ``score`` builds), without grading."""
-    view = report_view(trial)
-    claims: list[UnitsClaim] = []
-    for claim in view.claims:
-        cits: list[UnitsCitation] = []
-        for cit in claim.citations:
-            source = view.sources.get(cit.source_id) if cit.source_id is not None else None
-            missing = source is None and (cit.source_id is not None or cit.marker is not None)
-            cits.append(
-                UnitsCitation(
-                    marker=cit.marker,
-                    source_id=cit.source_id if source is not None or cit.marker is None else None,
-                    url=source.url if source is not None else cit.url,
-                    doi=(normalize_doi(source.doi) if source is not None and source.doi else None)
-                    or (normalize_doi(cit.doi) if cit.doi else None),
-                    title=source.title if source is not None else cit.title,
-                    quote=cit.quote,
-                    missing=missing,
-                )
-            )
-        claims.append(UnitsClaim(id=claim.id, text=claim.text, span=claim.span, citations=cits))
-    sources = [
-        UnitsSource(
-            id=s.id,
-            marker=s.marker,
-            origin=s.origin,
-            url=s.url,
-            url_key=normalize_url(s.url) if s.url else None,
-            doi=normalize_doi(s.doi) if s.doi else None,
-            title=s.title,
-        )
-        for s in view.sources.values()
-    ]
-    checks = {
-        check.value: _check_units(build_units(check, trial, corpus, view), check, trial)
-        for check in (Check.source_existence, Check.claim_support, Check.coverage)
+    return {
+        "applies": True,
+        "units": [
+            {
+                "id": u.id,
+                "input": None if u.input is None else u.input.model_dump(mode="json", exclude_none=True),
+                "failure": u.failure,
+            }
+            for u in units
+        ],
+        "note": note,
     }
-    return TrialUnits(
-        task_id=trial.task_id,
-        trial_id=trial.trial_id,
-        units_from=view.origin,
-        parser=_parser_info(view.parser) if view.parser is not None else None,
-        requires_citations=trial.task.requires_citations,
-        claims=claims,
-        sources=sources,
-        uncited_claims=[UncitedClaim(text=t, span=span) for t, span in view.uncited],
-        missing_sources=[MissingSource(claim=c, marker=m) for c, m in view.missing],
-        checks=checks,
-    )
+
+
+def trial_units(trial: Trial, corpus: Corpus | None) -> dict[str, Any]:
+    """Exactly what each check would grade in ``trial`` (the units ``score`` builds), without grading: one
+    :class:`~graderctl.models.units.TrialUnits` as a dict."""
+    view = report_view(trial)
+    sources = view.sources
+    claims: list[dict[str, Any]] = []
+    for claim in view.claims:
+        cits: list[dict[str, Any]] = []
+        for cit in claim.citations:
+            source = sources.get(cit.source_id) if cit.source_id is not None else None
+            doi = source.doi if source is not None else cit.doi
+            cits.append(
+                {
+                    "marker": cit.marker,
+                    "source_id": cit.source_id if source is not None or cit.marker is None else None,
+                    "url": source.url if source is not None else cit.url,
+                    "doi": normalize_doi(doi) if doi else None,
+                    "title": source.title if source is not None else cit.title,
+                    "quote": cit.quote,
+                    "missing": source is None and (cit.source_id is not None or cit.marker is not None),
+                }
+            )
+        claims.append(
+            {
+                "id": claim.id,
+                "text": claim.text,
+                "span": list(claim.span) if claim.span is not None else None,
+                "citations": cits,
+            }
+        )
+    return {
+        "task_id": trial.task_id,
+        "trial_id": trial.trial_id,
+        "units_from": view.origin,
+        "parser": view.parser.to_dict() if view.parser is not None else None,
+        "requires_citations": trial.task.requires_citations,
+        "claims": claims,
+        "sources": [
+            {
+                "id": s.id,
+                "marker": s.marker,
+                "origin": s.origin,
+                "url": s.url,
+                "url_key": normalize_url(s.url) if s.url else None,
+                "doi": normalize_doi(s.doi) if s.doi else None,
+                "title": s.title,
+            }
+            for s in sources.values()
+        ],
+        "uncited_claims": [
+            {"text": text, "span": list(span) if span is not None else None} for text, span in view.uncited
+        ],
+        "missing_sources": [{"claim": c, "marker": m} for c, m in view.missing],
+        "checks": {
+            check.value: _check_units(build_units(check, trial, corpus, view), check, trial)
+            for check in (Check.source_existence, Check.claim_support, Check.coverage)
+        },
+    }
 
 
 def units_document(
-    trials: Sequence[Trial], corpus: Corpus | None, *, trials_file: str, corpus_file: str | None
-) -> UnitsDocument:
+    trials: Iterable[Trial], corpus: Corpus | None, *, trials_file: str, corpus_file: str | None
+) -> dict[str, Any]:
+    """The ``units`` document (:class:`~graderctl.models.units.UnitsDocument`, as a dict)."""
     rows = [trial_units(t, corpus) for t in trials]
-    cited = sum(1 for r in rows for c in r.claims if c.citations)
-    uncited = sum(len(r.uncited_claims) for r in rows)
-    summary = UnitsSummary(
-        trials=len(rows),
-        from_text=sum(1 for r in rows if r.units_from == "text"),
-        structured=sum(1 for r in rows if r.units_from == "structured"),
-        empty=sum(1 for r in rows if r.units_from == "empty"),
-        claims=sum(len(r.claims) for r in rows),
-        citations=sum(len(c.citations) for r in rows for c in r.claims),
-        uncited_claims=uncited,
-        missing_sources=sum(len(r.missing_sources) for r in rows),
-        no_citations=sum(
-            1 for r in rows if r.requires_citations and not r.checks[Check.source_existence.value].units
+    cited = sum(1 for r in rows for c in r["claims"] if c["citations"])
+    uncited = sum(len(r["uncited_claims"]) for r in rows)
+    summary = {
+        "trials": len(rows),
+        "from_text": sum(1 for r in rows if r["units_from"] == "text"),
+        "structured": sum(1 for r in rows if r["units_from"] == "structured"),
+        "empty": sum(1 for r in rows if r["units_from"] == "empty"),
+        "claims": sum(len(r["claims"]) for r in rows),
+        "citations": sum(len(c["citations"]) for r in rows for c in r["claims"]),
+        "uncited_claims": uncited,
+        "missing_sources": sum(len(r["missing_sources"]) for r in rows),
+        "no_citations": sum(
+            1
+            for r in rows
+            if r["requires_citations"] and not r["checks"][Check.source_existence.value]["units"]
         ),
-        citation_coverage=cited / (cited + uncited) if cited + uncited else None,
-    )
-    return UnitsDocument(
-        trials_file=trials_file,
-        corpus_file=corpus_file,
-        parser=_parser_info(PARSER),
-        summary=summary,
-        trials=rows,
-    )
+        "citation_coverage": cited / (cited + uncited) if cited + uncited else None,
+    }
+    return {
+        "schema_version": 1,
+        "type": "units",
+        "trials_file": trials_file,
+        "corpus_file": corpus_file,
+        "parser": PARSER.to_dict(),
+        "summary": summary,
+        "trials": rows,
+    }
 
 
 def list_units(
     trials_path: Path, *, root: Path, corpus_path: Path | None = None
-) -> tuple[UnitsDocument, list[str]]:
+) -> tuple[dict[str, Any], list[str]]:
     """Read a trials file (and the corpus: ``corpus_path``, else ``corpus.jsonl`` beside the trials) and
     return the units document with notes. Raises :class:`~graderctl.errors.InvalidInputError`."""
     from graderctl.services.score import read_corpus, read_trials, recorded_path

@@ -1,0 +1,229 @@
+"""Speed of ``graderctl units`` (the report parser and the unit builder) over raw agent reports, and the
+parser's pairs recall and precision on the hand-labelled corpus in ``tests/data/reports``.
+
+Generates ``--reports`` raw-text trials (default 10,000) of about 800 words each, in rotating citation styles
+(numbered markers with a ``Sources:`` list, Markdown footnotes, inline links, bare URLs and DOIs, author-year
+with a reference list, HTML anchors, Gemini-style works cited), then measures on one core:
+
+- ``parse``: :func:`graderctl.parsing.parse_report` alone;
+- ``units``: the ``units`` service in this process (read and validate the trials file, parse, build every
+  check's units, the pydantic document);
+- ``cli``: ``graderctl units TRIALS --format json`` in a child process, JSON on stdout (start-up included).
+
+Target (issue 13): at least 2,000 reports/s on one core.
+
+    .venv/bin/python benchmarks/units.py [--reports 10000] [--seed 7] [--keep PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+TARGET_PER_SECOND = 2000.0
+ROOT = Path(__file__).resolve().parents[1]
+
+_SUBJECTS = (
+    "Public charging points in the EU",
+    "Heat pump sales in Germany",
+    "Average lithium-ion pack prices",
+    "Dengue cases in Brazil",
+    "Offshore wind capacity in the UK",
+    "The share of renewables in global power",
+    "Coffee futures on the ICE exchange",
+    "Measles cases in the European region",
+    "Installed battery storage in China",
+    "Spot bitcoin ETF inflows",
+)
+_VERBS = ("rose to", "fell to", "reached", "stood at", "climbed to", "dropped to", "averaged")
+_UNITS = ("million units", "GW", "percent", "billion dollars", "cases", "GWh", "points per kWh")
+_TAILS = (
+    "according to the latest annual review",
+    "the highest level since records began",
+    "despite weaker demand in the second half of the year",
+    "driven by policy support and falling costs",
+    "after two years of rapid growth",
+    "while analysts expect a slower pace next year",
+)
+_HOSTS = (
+    "www.iea.org",
+    "ember-energy.org",
+    "www.reuters.com",
+    "ec.europa.eu",
+    "www.who.int",
+    "about.bnef.com",
+)
+_SURNAMES = ("Lewis", "Karpukhin", "Gao", "Liu", "Smith", "Barrero", "Chen", "Okafor", "Novak", "Silva")
+
+
+def _sentence(rng: random.Random) -> str:
+    value = f"{rng.randint(2, 950)}.{rng.randint(0, 9)}"
+    return (
+        f"{rng.choice(_SUBJECTS)} {rng.choice(_VERBS)} {value} {rng.choice(_UNITS)} in "
+        f"{rng.randint(2015, 2025)}, {rng.choice(_TAILS)}"
+    )
+
+
+def _url(rng: random.Random, i: int) -> str:
+    return f"https://{rng.choice(_HOSTS)}/reports/{rng.randint(1000, 9999)}-item-{i}?utm_source=agent"
+
+
+def make_report(rng: random.Random, index: int, words: int = 800) -> str:
+    style = index % 7
+    n_sources = rng.randint(4, 9)
+    parts: list[str] = []
+    count = 0
+    paragraph: list[str] = []
+    while count < words:
+        s = _sentence(rng)
+        count += len(s.split())
+        cite = rng.random() < 0.75
+        k = rng.randint(1, n_sources)
+        if style == 0:  # numbered markers + Sources list
+            s += f" [{k}]." if cite else "."
+        elif style == 1:  # footnotes
+            s += f".[^{k}]" if cite else "."
+        elif style == 2:  # inline links
+            s += f" ([source]({_url(rng, k)}))." if cite else "."
+        elif style == 3:  # bare URLs and DOIs
+            s += (
+                (f" (https://doi.org/10.{1000 + k}/abc.{k})." if k % 2 else f" {_url(rng, k)} .")
+                if cite
+                else "."
+            )
+        elif style == 4:  # author-year
+            s += f" ({_SURNAMES[k]} et al., {2010 + k})." if cite else "."
+        elif style == 5:  # HTML anchors
+            s += f' <a href="{_url(rng, k)}">[{k}]</a>.' if cite else "."
+        else:  # Gemini: works cited, glued ranges and pairs
+            s += f" [{k}, {max(1, k - 1)}]." if cite else "."
+        paragraph.append(s)
+        if len(paragraph) == 5:
+            parts.append(" ".join(paragraph))
+            paragraph = []
+    if paragraph:
+        parts.append(" ".join(paragraph))
+    body = "\n\n".join(parts)
+    if style in (0, 6):
+        heading = "Sources:" if style == 0 else "Works cited"
+        entries = [
+            f"{i}. Report {i} on the subject, accessed May 3, 2025, {_url(rng, i)}"
+            for i in range(1, n_sources + 1)
+        ]
+        return body + f"\n\n{heading}\n" + "\n".join(entries) + "\n"
+    if style == 1:
+        return (
+            body
+            + "\n\n"
+            + "\n".join(f"[^{i}]: Source {i}, {_url(rng, i)}" for i in range(1, n_sources + 1))
+            + "\n"
+        )
+    if style == 4:
+        refs = [
+            f"{_SURNAMES[i]}, A., Other, B., et al. ({2010 + i}). A study of item {i}. "
+            f"Journal. {_url(rng, i)}"
+            for i in range(1, n_sources + 1)
+        ]
+        return body + "\n\n## References\n\n" + "\n\n".join(refs) + "\n"
+    if style == 5:
+        return "<p>" + body.replace("\n\n", "</p>\n<p>") + "</p>"
+    return body + "\n"
+
+
+def write_trials(path: Path, n: int, seed: int) -> None:
+    rng = random.Random(seed)
+    with path.open("w", encoding="utf-8") as fh:
+        for i in range(n):
+            row = {
+                "task_id": f"task-{i // 5}",
+                "trial_id": f"trial-{i}",
+                "task": {"question": "What changed?"},
+                "report": {"text": make_report(rng, i)},
+            }
+            fh.write(json.dumps(row) + "\n")
+
+
+def pairs_quality() -> str:
+    sys.path.insert(0, str(ROOT))
+    from tests.parsing.pairs import load_reports, score_document, trial_rows
+
+    from graderctl.services.units import list_units
+
+    reports = load_reports()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "trials.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in trial_rows(reports)), encoding="utf-8")
+        doc, _ = list_units(path, root=Path(tmp))
+    score = score_document(doc, reports)
+    return (
+        f"pairs on tests/data/reports ({len(reports)} reports, "
+        f"{score.true_positives + score.false_negatives} labelled pairs): recall {score.recall:.3f}, "
+        f"precision {score.precision:.3f}; missing-source markers found {score.missing_found}/"
+        f"{score.missing_expected} (spurious {score.missing_spurious})"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--reports", type=int, default=10_000)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--keep", type=Path, default=None, help="Write the generated trials here and keep them."
+    )
+    args = parser.parse_args()
+
+    from graderctl.parsing import parse_report
+    from graderctl.services.units import list_units
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = args.keep or Path(tmp) / "trials.jsonl"
+        write_trials(path, args.reports, args.seed)
+        texts = [json.loads(line)["report"]["text"] for line in path.read_text(encoding="utf-8").splitlines()]
+        words = sum(len(t.split()) for t in texts) / len(texts)
+        print(f"{len(texts)} raw reports, {words:.0f} words on average ({path.stat().st_size / 1e6:.1f} MB)")
+
+        start = time.perf_counter()
+        claims = sum(len(parse_report(t).claims) for t in texts)
+        parse_s = time.perf_counter() - start
+        print(
+            f"parse: {parse_s:.2f} s, {len(texts) / parse_s:,.0f} reports/s "
+            f"({claims / len(texts):.1f} claims a report)"
+        )
+
+        start = time.perf_counter()
+        doc, _ = list_units(path, root=Path(tmp))
+        units_s = time.perf_counter() - start
+        print(f"units (in process, document built): {units_s:.2f} s, {len(texts) / units_s:,.0f} reports/s")
+        del doc
+
+        env = {**os.environ, "OMP_NUM_THREADS": "1"}
+        cmd = [sys.executable, "-m", "graderctl", "--root", tmp, "units", str(path), "--format", "json", "-q"]
+        if sys.platform.startswith("linux"):
+            cmd = ["taskset", "-c", "0", *cmd]
+        start = time.perf_counter()
+        result = subprocess.run(cmd, capture_output=True, env=env, check=False)
+        cli_s = time.perf_counter() - start
+        if result.returncode != 0:
+            print(result.stderr.decode(errors="replace"))
+            raise SystemExit(1)
+        json.loads(result.stdout)
+        rate = len(texts) / cli_s
+        verdict = "meets" if rate >= TARGET_PER_SECOND else "MISSES"
+        print(
+            f"cli `graderctl units --format json` on one core: {cli_s:.2f} s, {rate:,.0f} reports/s "
+            f"({verdict} the target of {TARGET_PER_SECOND:,.0f}/s), {len(result.stdout) / 1e6:.0f} MB of JSON"
+        )
+    print(pairs_quality())
+
+
+if __name__ == "__main__":
+    main()
