@@ -149,3 +149,26 @@ def test_units_document_matches_what_score_grades(tmp_path: Path) -> None:
     assert doc.trials[1].checks["source_existence"].note == NO_CITATIONS
     assert doc.summary.no_citations == 1 and doc.summary.missing_sources == 1
     assert any("no corpus" in n for n in notes)
+
+
+def test_metrics_report_citation_coverage(tmp_path: Path) -> None:
+    from graderctl.render.metrics import render_text
+    from graderctl.services.metrics import compute_metrics
+
+    uncited = "European heat pump sales fell 21% in 2024 to about 2.3 million units."
+    score_rows(tmp_path, [raw_trial("r1", RAW_TEXT), raw_trial("none", uncited)])
+    report = compute_metrics(tmp_path / "out" / "raw-results.jsonl", root=tmp_path)
+    cit = report.document["citations"]
+    assert cit["trials"] == 2 and cit["cited_claims"] == 3 and cit["uncited_claims"] == 2
+    assert cit["citation_coverage"] == pytest.approx(3 / 5)
+    assert cit["trials_without_citations"] == 1
+    assert any("cite no source at all" in w for w in report.warnings)
+    assert "Citation coverage 60.0%" in render_text(report.document)
+
+
+def test_metrics_without_claim_counts_have_no_citation_section(tmp_path: Path) -> None:
+    from graderctl.services.metrics import compute_metrics
+
+    path = tmp_path / "results.jsonl"
+    path.write_text('{"task_id": "a", "trial_id": "1", "success": true}\n')
+    assert compute_metrics(path, root=tmp_path).document["citations"] is None

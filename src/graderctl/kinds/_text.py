@@ -182,10 +182,12 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
 
 
 def _push_span(text: str, start: int, end: int, spans: list[tuple[int, int]]) -> None:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
+    # str.strip() removes exactly the characters str.isspace() accepts; on long runs of blanks it is much
+    # faster than stepping over them one by one
+    if start < end and text[start].isspace():
+        start = end - len(text[start:end].lstrip())
+    if end > start and text[end - 1].isspace():
+        end = start + len(text[start:end].rstrip())
     if end > start:
         spans.append((start, end))
 

@@ -153,11 +153,7 @@ _BODY = re.compile(
     r"(?=[ \t]+[A-Z“\"]|[ \t]*(?:\n|$)))"
     r"|(?P<sup>[¹²³⁰⁴⁵⁶⁷⁸⁹]+(?:[,˒‚][¹²³⁰⁴⁵⁶⁷⁸⁹]+)*)"
 )
-#: Where a citation can start: ``[``, ``!``, ``(``, ``【``, a URL, a DOI; with a numbered list also a full
-#: stop before digits and superscript digits. Only there is :data:`_BODY` tried (much faster than searching
-#: for it).
-_CANDIDATE = re.compile(r"[\[!(【]|(?i:https?://|www\.|doi[ \t]*:)|\b10\.\d")
-_CANDIDATE_NUMBERED = re.compile(r"[\[!(【¹²³⁰⁴⁵⁶⁷⁸⁹]|(?i:https?://|www\.|doi[ \t]*:)|\b10\.\d|\.\d")
+_SUPERSCRIPT_DIGITS = "¹²³⁰⁴⁵⁶⁷⁸⁹"
 #: An author (or two, or "et al.") just before a parenthesised year: ``Lewis et al. (2020)``.
 _NARRATIVE_NAME = re.compile(rf"\b({_NAME}(?:[ \t]+et[ \t]+al\.?|[ \t]+(?:&|and)[ \t]+{_NAME})?)[ \t]+$")
 _YEAR_ONLY = re.compile(rf"{_YEAR}")
@@ -304,17 +300,14 @@ _HTML_TAG = re.compile(r"</?[A-Za-z][^>\n]*>")
 _HTML_ENTITY = re.compile(r"&(?:#\d{1,6}|#x[0-9a-fA-F]{1,6}|[A-Za-z]{2,8});")
 _FENCE = re.compile(r"^[ \t]{0,3}(```|~~~).*?(?:^[ \t]{0,3}\1[^\n]*$|\Z)", re.M | re.S)
 _NOT_NEWLINE = re.compile(r"[^\n]")
-#: A line break inside a paragraph (the next line continues the sentence): joined before splitting.
-_SOFT_BREAK = re.compile(
-    r"(?<=[^\s|])[ \t]*\n(?![ \t]*(?:[-*+•][ \t]|\d{1,3}[.)][ \t]|#|\||>|\n|$))(?=[ \t]*\S)"
-)
 _BLANK_LINE = re.compile(
     r"^[ \t]{0,3}(?:#{1,6}[ \t].*|[-*_][ \t]*(?:[-*_][ \t]*){2,}"
     r"|\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*)$",
     re.M,
 )
 _EMPTY_PARENS = re.compile(r"\(\s*[,;:]?\s*\)|\[\s*[,;]?\s*\]")
-_BLANKS_BEFORE_PUNCT = re.compile(r"(?<=\S)( +)([.,;:!?%)\]]+)(?=\s|$)")
+_TRAILING_PUNCT = frozenset(".,;:!?%)]")
+_STRUCTURAL_LINE = re.compile(r"(?:[-*+•][ \t]|\d{1,3}[.)][ \t])")
 _NOT_CONTENT = " .,;:!?()[]-–—|'\"“”‘’*_#>•"
 _ATTRIBUTION_START = frozenset("sSvVrRcCfFdD([")
 _LEADING_CHARS = frozenset("-*+•‣◦>0123456789")
@@ -462,6 +455,7 @@ class _Sources:
     by_url: dict[str, str] = field(default_factory=dict)
     by_doi: dict[str, str] = field(default_factory=dict)
     by_author: dict[tuple[str, str], str] = field(default_factory=dict)
+    by_raw: dict[str, str] = field(default_factory=dict)
     has_author_entries: bool = False
     links: int = 0
 
@@ -472,16 +466,24 @@ class _Sources:
         if source.doi and source.doi not in self.by_doi:
             self.by_doi[source.doi] = source.id
         if source.url:
-            key = normalize_url(source.url)
-            if key not in self.by_url:
-                self.by_url[key] = source.id
+            self.by_raw.setdefault(source.url, source.id)
+            if source.origin != "inline":
+                # listed sources are matched by normalised URL; inline links only by their spelling, until
+                # a listed source needs comparing with them (normalising every inline URL is costly)
+                key = normalize_url(source.url)
+                if key not in self.by_url:
+                    self.by_url[key] = source.id
         return source.id
 
     def find(self, url: str | None, doi: str | None) -> str | None:
         if doi and doi in self.by_doi:
             return self.by_doi[doi]
         if url:
-            return self.by_url.get(normalize_url(url))
+            found = self.by_raw.get(url)
+            if found is not None:
+                return found
+            if self.by_url:
+                return self.by_url.get(normalize_url(url))
         return None
 
     def inline(self, url: str | None, doi: str | None, title: str | None) -> str:
@@ -724,15 +726,12 @@ def _scan_body(work: str, sources: _Sources, link_defs: dict[str, str]) -> tuple
         s.origin in ("list", "definition", "footnote") and s.id.isdigit() for s in sources.by_id.values()
     )
     pos = 0
-    find = (_CANDIDATE_NUMBERED if numbered else _CANDIDATE).search
     match = _BODY.match
-    while True:
-        c = find(work, pos)
-        if c is None:
-            break
-        m = match(work, c.start())
+    for candidate in _candidates(work, numbered):
+        if candidate < pos:
+            continue
+        m = match(work, candidate)
         if m is None:
-            pos = c.start() + 1
             continue
         kind = m.lastgroup
         start, end = m.start(), m.end()
@@ -851,6 +850,39 @@ def _scan_body(work: str, sources: _Sources, link_defs: dict[str, str]) -> tuple
     return _apply(work, edits), cites
 
 
+def _candidates(work: str, numbered: bool) -> list[int]:
+    """Where a citation can start, in order: ``[``, ``![``, ``(``, ``【``, ``http``, ``www.``, ``doi``,
+    ``10.``; with a numbered source list also a full stop before a digit and superscript digits. Found with
+    ``str.find`` (much faster than searching the text with the citation pattern)."""
+    found: list[int] = []
+    lowered = work.lower()
+    if len(lowered) != len(work):  # a few characters change length in lower case: search the text as is
+        lowered = work
+    for text, needles in ((work, ("[", "(", "【")), (lowered, ("http", "www.", "doi", "10."))):
+        for needle in needles:
+            i = text.find(needle)
+            while i != -1:
+                found.append(i)
+                i = text.find(needle, i + 1)
+    i = work.find("![")
+    while i != -1:
+        found.append(i)
+        i = work.find("![", i + 1)
+    if numbered:
+        i = work.find(".")
+        while i != -1:
+            if work[i + 1 : i + 2].isdigit():
+                found.append(i)
+            i = work.find(".", i + 1)
+        for ch in _SUPERSCRIPT_DIGITS:
+            i = work.find(ch)
+            while i != -1:
+                found.append(i)
+                i = work.find(ch, i + 1)
+    found.sort()
+    return found
+
+
 def _sup_after_word(work: str, k: int) -> bool:
     """A superscript after a letter is a citation only after a word of three letters or more (``growth¹``),
     not after a unit (``m²``, ``km²``)."""
@@ -862,6 +894,70 @@ def _sup_after_word(work: str, k: int) -> bool:
 
 
 # --- sentences ------------------------------------------------------------------------------------------
+
+
+def _join_soft_breaks(work: str) -> str:
+    """A line break inside a paragraph (the next line goes on with the sentence, as in hard-wrapped text)
+    becomes a space; breaks before list items, headings, table rows, quotes and blank lines stay."""
+    lines = work.split("\n")
+    out: list[str] = []
+    for i, line in enumerate(lines):
+        out.append(line)
+        if i == len(lines) - 1:
+            break
+        nxt = lines[i + 1].lstrip(" \t")
+        tail = line.rstrip(" \t")
+        joins = (
+            bool(tail)
+            and bool(nxt)
+            and tail[-1] != "|"
+            and nxt[0] not in "#|>"
+            and _STRUCTURAL_LINE.match(nxt) is None
+        )
+        out.append(" " if joins else "\n")
+    return "".join(out)
+
+
+def _tidy_blanks(work: str, cites: list[_Cite]) -> str:
+    """Tidy the blanks the markers left (same length): parentheses that held only citations are blanked, and
+    punctuation after a blank run moves before it (``"36%    ."`` -> ``"36%.    "``)."""
+    buf: list[str] | None = None
+    text: str | list[str] = work
+    n = len(work)
+    for end in sorted({c.end for c in cites}):
+        if not (work[end - 1 : end] == " " or work[end : end + 1] == " "):
+            continue
+        before = work[max(0, end - 400) : end]
+        k = end - (len(before) - len(before.rstrip(" ")))
+        after = work[end : end + 400]
+        j = end + (len(after) - len(after.lstrip(" ")))
+        if k == j:
+            continue
+        if k > 0 and j < n and text[k - 1] == "(" and text[j] == ")":
+            if buf is None:
+                buf = list(work)
+                text = buf
+            buf[k - 1] = buf[j] = " "
+            k -= 1
+            while k > 0 and text[k - 1] == " ":
+                k -= 1
+            j += 1
+            while j < n and text[j] == " ":
+                j += 1
+        if k == 0 or j >= n or text[j] not in _TRAILING_PUNCT or text[k - 1].isspace():
+            continue
+        p = j
+        while p < n and text[p] in _TRAILING_PUNCT:
+            p += 1
+        if p < n and not text[p].isspace():
+            continue
+        if buf is None:
+            buf = list(work)
+            text = buf
+        punct = buf[j:p]
+        buf[k : k + len(punct)] = punct
+        buf[k + len(punct) : p] = [" "] * (p - k - len(punct))
+    return work if buf is None else "".join(buf)
 
 
 def _clean(text: str) -> str:
@@ -879,11 +975,6 @@ def _clean(text: str) -> str:
         text = _EMPTY_PARENS.sub("", text)
         text = " ".join(text.split())
     return text.strip()
-
-
-def _punct_first(m: re.Match[str]) -> str:
-    """``"36%    ."`` (a marker blanked before the full stop) -> ``"36%.    "``: same length."""
-    return m.group(2) + m.group(1)
 
 
 def _states_something(text: str) -> bool:
@@ -1033,13 +1124,9 @@ def parse_report(text: str) -> ParsedReport:
 
     work, cites = _scan_body(work, sources, link_defs)
     if "\n" in work:
-        work = _SOFT_BREAK.sub(lambda m: _pad(" ", len(m.group())), work)
-
+        work = _join_soft_breaks(work)
     if cites:
-        # the blanks markers left: emptied parentheses go, punctuation moves before the blanks (same length)
-        if "(" in work or "[" in work:
-            work = _EMPTY_PARENS.sub(lambda m: _blank(m.group()), work)
-        work = _BLANKS_BEFORE_PUNCT.sub(_punct_first, work)
+        work = _tidy_blanks(work, cites)
 
     # the blanked source list at the end is no sentence: leave it out of the split (spans are unchanged)
     spans = sentence_spans(work[: len(work.rstrip())])

@@ -160,6 +160,22 @@ def _sections(doc: dict[str, Any]) -> list[_Section]:
             section.rows.append([check, _num(v["failed"]), _num(v["passed"]), _num(v["null"]), graders])
         out.append(section)
 
+    cit = doc.get("citations")
+    if cit:
+        section = _Section("Citations")
+        coverage = cit.get("citation_coverage")
+        shown = "n/a (no claim)" if coverage is None else f"{coverage:.1%}"
+        section.lines.append(
+            f"Citation coverage {shown}: {_num(cit['cited_claims'])} claim(s) cite a source, "
+            f"{_num(cit['uncited_claims'])} factual sentence(s) cite none ({_num(cit['trials'])} trial(s))"
+        )
+        if cit.get("trials_without_citations"):
+            section.lines.append(
+                f"{_num(cit['trials_without_citations'])} trial(s) cite nothing: their citation checks fail "
+                "(no citations found) unless the task does not require citations"
+            )
+        out.append(section)
+
     stops = doc.get("by_stop_reason") or {}
     if stops:
         section = _Section(

@@ -99,6 +99,9 @@ class _Line(msgspec.Struct):
     self_grading: _SelfGrading | None = None
     #: Kept as raw JSON: only the distinct rules are counted.
     rule: msgspec.Raw = msgspec.Raw(b"")
+    #: Claims citing a source / factual sentences citing nothing (``graderctl score``, issue 13).
+    cited_claims: Annotated[int, msgspec.Meta(ge=0)] | None = None
+    uncited_claims: Annotated[int, msgspec.Meta(ge=0)] | None = None
 
 
 class _LooseCost(msgspec.Struct):
@@ -163,6 +166,8 @@ class ResultScan:
     untrusted_trials: int = 0
     untrusted_graders: set[str] = field(default_factory=set)
     self_grading_overrides: int = 0
+    #: [trials with claim counts, cited claims, uncited claims, trials citing nothing]
+    citations: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
 
     @property
     def trials(self) -> int:
@@ -237,6 +242,7 @@ class _Part:
     cost: list[float] = field(default_factory=lambda: [0.0] * 5)
     cost_known: list[int] = field(default_factory=lambda: [0] * 5)
     usd_by_outcome: list[float] = field(default_factory=lambda: [0.0, 0.0, 0.0])
+    citations: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
 
 
 def _scan_part(path: Path, shown: str, start: int = 0, end: int | None = None, cap: int = 100) -> _Part:
@@ -255,6 +261,7 @@ def _scan_part(path: Path, shown: str, start: int = 0, end: int | None = None, c
     rules = part.rules
     untrusted_lists = part.untrusted_lists
     overrides = 0
+    counted = cited_total = uncited_total = citing_nothing = 0
     in_tok = out_tok = calls = usd = wall = 0.0
     n_in = n_out = n_calls = n_usd = n_wall = 0
     usd_by_outcome = part.usd_by_outcome
@@ -312,6 +319,11 @@ def _scan_part(path: Path, shown: str, start: int = 0, end: int | None = None, c
                 untrusted_lists[ukey] = untrusted_lists.get(ukey, 0) + 1
             if line.self_grading is not None and line.self_grading.override:
                 overrides += 1
+            if line.cited_claims is not None or line.uncited_claims is not None:
+                counted += 1
+                cited_total += line.cited_claims or 0
+                uncited_total += line.uncited_claims or 0
+                citing_nothing += not line.cited_claims
             if line.rule:
                 rule_key = bytes(line.rule)
                 rules[rule_key] = rules.get(rule_key, 0) + 1
@@ -338,6 +350,7 @@ def _scan_part(path: Path, shown: str, start: int = 0, end: int | None = None, c
     part.any_line = any_line
     part.lines = lines
     part.overrides = overrides
+    part.citations = [counted, cited_total, uncited_total, citing_nothing]
     part.cost = [in_tok, out_tok, calls, usd, wall]
     part.cost_known = [n_in, n_out, n_calls, n_usd, n_wall]
     part.problems = sink.problems
@@ -432,6 +445,8 @@ def scan_results(
         offset += part.physical_lines
         scan.lines += part.lines
         scan.self_grading_overrides += part.overrides
+        for i in range(4):
+            scan.citations[i] += part.citations[i]
         for task_id, counts in part.tasks.items():
             mine = scan.tasks.get(task_id)
             if mine is None:
@@ -1258,6 +1273,7 @@ def compute_metrics(results: Path, *, root: Path, options: MetricsOptions | None
     }
 
     cost = _cost(scan, successes, failures, nulls, notes)
+    citations = _citations(scan, notes)
 
     rules = [json.loads(r) for r in scan.rules]
     rules = [r for i, r in enumerate(rules) if r not in rules[:i]]
@@ -1348,6 +1364,7 @@ def compute_metrics(results: Path, *, root: Path, options: MetricsOptions | None
         "categories": categories,
         "failures_by_check": failures_by_check,
         "by_stop_reason": by_stop_reason,
+        "citations": citations,
         "cost": cost,
         "grader_error_correction": correction,
         "rules": rules,
@@ -1357,6 +1374,31 @@ def compute_metrics(results: Path, *, root: Path, options: MetricsOptions | None
         "warnings": notes,
     }
     return MetricsReport(document=document, warnings=notes)
+
+
+def _citations(scan: ResultScan, notes: list[str]) -> dict[str, Any] | None:
+    """Citation coverage over the trials whose lines count their claims (ALCE's citation recall, at the level
+    of sentences): cited claims / (cited + uncited). ``None`` when no line counts claims."""
+    counted, cited, uncited, nothing = scan.citations
+    if not counted:
+        return None
+    total = cited + uncited
+    if not total:
+        notes.append("no claim was found in any trial: citation coverage is undefined (null)")
+    elif nothing:
+        notes.append(
+            f"{nothing} trial(s) cite no source at all: their source_existence and claim_support checks fail "
+            "with 'no citations found' unless the task sets requires_citations = false"
+        )
+    return {
+        "trials": counted,
+        "cited_claims": cited,
+        "uncited_claims": uncited,
+        "citation_coverage": cited / total if total else None,
+        "trials_without_citations": nothing,
+        "definition": "claims that cite a source / (those + factual sentences that cite nothing), over the "
+        "trials whose result lines count them (uncited_claims, cited_claims)",
+    }
 
 
 def _cost(scan: ResultScan, successes: int, failures: int, nulls: int, notes: list[str]) -> dict[str, Any]:
