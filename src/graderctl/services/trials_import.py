@@ -580,6 +580,8 @@ def inspect_trials(
         )
     if options.results_output is not None and options.scorer is not None and options.scorer not in scorers:
         raise UsageError(f"--scorer {options.scorer!r}: no sample has a score of that name")
+    if options.results_output is not None and not scorers and trials:
+        outcome.notes.append("no sample has a score: every result's success is null (was the eval scored?)")
     outcome.scorer = ", ".join(sorted(scorers)) or None
     outcome.epochs = sorted({int(t.trial_id.rsplit("-e", 1)[1]) for t in trials})
     return trials, pages, results, outcome
