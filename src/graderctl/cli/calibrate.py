@@ -126,6 +126,9 @@ def calibrate(
         _state.err("interrupted: nothing was written")
         raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
 
+    if output is not None:
+        _check_output(output, pairs, root=root, writes_reports=not (no_write or check))
+
     # The loaded sets live for the whole run: keep the cyclic garbage collector from re-scanning their
     # objects again and again (seconds on 100,000 samples), and from touching their pages in forked workers.
     gc.freeze()
@@ -149,6 +152,25 @@ def calibrate(
         gc.unfreeze()  # matters only when the command runs inside a longer-lived process (tests, notebooks)
     if code:
         _state.exit_with(code)
+
+
+def _check_output(
+    output: Path, pairs: list[tuple[LoadedGrader, LoadedSet]], *, root: Path, writes_reports: bool
+) -> None:
+    """--output must not be an input of the run (a grader definition, a file it references, anything inside
+    a set) nor one of the reports it writes: exit 2 before anything runs or is written."""
+    from graderctl.store.outputs import check_outputs, grader_inputs, set_inputs
+    from graderctl.store.reports import report_paths
+
+    graders = {g.ref: g for g, _ in pairs}
+    sets = {s.name: s for _, s in pairs}
+    outputs: list[tuple[str, Path]] = [("--output", output)]
+    if writes_reports:
+        for g, s in pairs:
+            json_path, md_path = report_paths(root, s.name, g.spec.name, g.spec.version)
+            outputs += [("the report", json_path), ("the report", md_path)]
+    inputs = [x for g in graders.values() for x in grader_inputs(g)] + set_inputs(sets.values())
+    check_outputs(outputs, inputs)
 
 
 def _pairs(

@@ -111,6 +111,24 @@ def compare(
         if replay is not None
         else None
     )
+    if output is not None:  # --output is neither an input of the run nor the report it writes (exit 2)
+        from graderctl.services.compare import comparison_paths
+        from graderctl.store.outputs import check_outputs, grader_inputs, set_inputs
+
+        outputs = [("--output", output)]
+        if not no_write:
+            outputs += [("the comparison report", p) for p in comparison_paths(root, old.ref, new.ref)]
+        check_outputs(
+            outputs,
+            [
+                *grader_inputs(old),
+                *grader_inputs(new),
+                *set_inputs(chosen),
+                ("--replay", replay),
+                ("--trials", trials),
+                ("--corpus", corpus),
+            ],
+        )
     show_progress = progress_enabled(machine_output=fmt is Format.json, quiet=quiet)
 
     def progress_for(label: str) -> AbstractContextManager[ProgressCallback | None]:

@@ -89,7 +89,21 @@ def metrics(
         n_boot=n_boot,
         seed=seed,
     )
-    report = compute_metrics(results, root=_state.root(), options=options)
+    root = _state.root()
+    if output is not None:  # never over an input: the results, the weights, a calibration report (exit 2)
+        from graderctl.store.outputs import check_outputs
+        from graderctl.store.reports import report_files
+
+        check_outputs(
+            [("--output", output)],
+            [
+                ("the results", results),
+                ("--weights", weights),
+                *(("--calibration", c) for c in calibration or []),
+                *(("a calibration report under reports/", r) for r in report_files(root)),
+            ],
+        )
+    report = compute_metrics(results, root=root, options=options)
     if fmt is Format.json:
         text = json.dumps(report.document, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
         for note in report.warnings:

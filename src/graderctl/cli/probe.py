@@ -97,6 +97,10 @@ def probe(
                 )
             ],
         )
+    if output is not None:  # --output is no input of the run (exit 2 before anything runs)
+        from graderctl.store.outputs import check_outputs, grader_inputs, set_inputs
+
+        check_outputs([("--output", output)], [*grader_inputs(grader), *set_inputs(chosen)])
     if probes:
         names = list(probes)
     else:

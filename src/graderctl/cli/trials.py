@@ -9,11 +9,14 @@ from __future__ import annotations
 import json
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from graderctl.cli import _state
+
+if TYPE_CHECKING:
+    from graderctl.services.trials_import import ImportOptions
 
 app = typer.Typer(help="Agent-trial tools (import what harnesses write).", no_args_is_help=True)
 import_app = typer.Typer(
@@ -63,6 +66,21 @@ def _prices(price: list[str] | None, prices_file: Path | None) -> Any:
         model, value = parse_price(text)
         out[model] = value
     return out
+
+
+def _check_outputs(options: ImportOptions, inputs: list[tuple[str, Path]], prices_file: Path | None) -> None:
+    """No output of the import over an input (a log, the JSON Lines, the prices file) or another output:
+    exit 2 before anything is written."""
+    from graderctl.store.outputs import check_outputs
+
+    check_outputs(
+        [
+            ("--output", options.output),
+            *(("--corpus-output", p) for p in [options.corpus_output] if p is not None),
+            *(("--results-output", p) for p in [options.results_output] if p is not None),
+        ],
+        [*inputs, ("--prices", prices_file)],
+    )
 
 
 def _show(summary: dict[str, Any], fmt: Format) -> None:
@@ -141,6 +159,7 @@ def import_inspect(
         success_value=success_value,
         tools=list(tools) if tools else None,
     )
+    _check_outputs(options, [("a log", log) for log in logs], prices_file)
     outcome = run_import(logs, options, root=_state.root())
     _show(outcome.to_dict(), fmt)
 
@@ -176,5 +195,6 @@ def import_jsonl(
         success_value=success_value,
         mapping=parse_mapping(mapping),
     )
+    _check_outputs(options, [("FILE", file)], prices_file)
     outcome = run_import(file, options, root=_state.root())
     _show(outcome.to_dict(), fmt)

@@ -1313,6 +1313,10 @@ def import_set(
             f"{source}: nothing to import",
             [Problem(file=str(source), message="no sample could be built from the upstream files")],
         )
+    from graderctl.store.outputs import check_outputs
+
+    # The set folder written (replaced with --force) must not hold, be, or lie inside the source (exit 2).
+    check_outputs([("the set folder", output / imported.manifest.name)], [("SOURCE", source)])
     path = write_set(imported, output, force=force)
     return ImportOutcome(path, imported)
 

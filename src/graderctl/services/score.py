@@ -951,6 +951,7 @@ def _plan(options: ScoreOptions, root: Path, opened: list[BinaryIO]) -> _Plan:
             "no corpus (--corpus PATH): citations and evidence can only be checked against text the agent "
             "captured in report.sources"
         )
+    _check_output(options, trials_path, corpus_path, graders, root)
     # Both policies are checked before refusing, so one refusal names every reason (exit 5 either way).
     refusals: list[str] = []
     try:
@@ -1020,6 +1021,32 @@ def _with_resolve(graders: list[LoadedGrader], resolve: str, notes: list[str]) -
             f"--resolve {resolve}: no grader in use resolves sources (it applies to source_existence graders)"
         )
     return out
+
+
+def _check_output(
+    options: ScoreOptions,
+    trials_path: Path,
+    corpus_path: Path | None,
+    graders: Sequence[LoadedGrader],
+    root: Path,
+) -> None:
+    """The results (and their partial file) never overwrite an input of the run: the trials, the corpus, the
+    results being re-scored, a grader definition or its prompt, the family map, a calibration report (exit 2,
+    before anything is written; real paths compared, so symlinks and ./ do not slip through)."""
+    from graderctl.store.outputs import check_outputs, grader_inputs
+    from graderctl.store.reports import report_files
+
+    check_outputs(
+        [("--output", options.output), ("the partial results file", partial_path(options.output))],
+        [
+            ("the trials", trials_path),
+            ("the corpus", corpus_path),
+            ("--rescore", options.rescore),
+            *(x for g in graders for x in grader_inputs(g)),
+            ("the family map", root / FAMILY_MAP_FILE),
+            *(("a calibration report under reports/", r) for r in report_files(root)),
+        ],
+    )
 
 
 def _result_line(
