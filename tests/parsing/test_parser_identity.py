@@ -11,6 +11,7 @@ from graderctl.parsing import PARSER, PARSER_NAME, PARSER_VERSION
 RELEASED = {
     1: "sha256:4de471a6aceba53ada9a0e4df79b8393cf4c7bebcee3228142bca46643f92056",
     2: "sha256:ee617b6fea38c384a1ae084325ecdb649817af9406d3214b4a6c3080cdcb810d",
+    3: "sha256:75e5bd77d54f562001e9e663b0bbfb97f5940b33cd18c94ade9c2959ef55b52f",
 }
 
 

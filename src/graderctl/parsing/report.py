@@ -39,7 +39,7 @@ from graderctl.normalize import find_doi, normalize_url
 
 PARSER_NAME = "report-parser"
 #: Bump when a change can change what any report parses into (as a grader's version).
-PARSER_VERSION = 2
+PARSER_VERSION = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,8 +108,10 @@ _REF_WORDS = (
     "source links|links|refs"
 )
 _REF_HEADING = re.compile(
-    r"^[ \t]{0,3}(?P<hashes>#{1,6})?[ \t]*(?:[*_]{1,3}[ \t]*)?(?:\d{1,2}[.)]?[ \t]+)?"
-    rf"(?P<word>{_REF_WORDS})(?:[ \t]*\([^)\n]{{0,40}}\))?[ \t]*(?:[*_]{{1,3}})?[ \t]*:?"
+    r"^[ \t]{0,3}(?P<hashes>#{1,6})?[ \t]*(?:[*_]{1,3}[ \t]*)?(?:[^\w\s*_#\[(]{1,3}[ \t]*)?"
+    r"(?:\d{1,2}[.)]?[ \t]+)?"
+    rf"(?P<word>(?:{_REF_WORDS})(?:[ \t]*(?:&|and|/|,)[ \t]*(?:{_REF_WORDS}))*)"
+    r"(?:[ \t]*\([^)\n]{0,40}\))?[ \t]*(?:[*_]{1,3})?[ \t]*:?"
     r"[ \t]*(?:[*_]{1,3})?"
     r"[ \t]*(?P<rest>.*)$",
     re.IGNORECASE,
@@ -982,8 +984,11 @@ def _states_something(text: str) -> bool:
     question, not an introduction of a list, not about the report itself."""
     if text.endswith(("?", ":")):
         return False
-    if len(text.split()) < 5:
+    words = len(text.split())
+    if words < 5:
         return False
+    if words < 12 and text[-1] not in ".!\"”’')]%" and "," not in text:
+        return False  # a title or a label on a line of its own, not a sentence
     low = text.lower().lstrip("\"'“‘(")
     return not low.startswith(_META_START)
 
@@ -1142,6 +1147,13 @@ def parse_report(text: str) -> ParsedReport:
         idx = bisect_right(starts, cite.start) - 1
         if idx < 0:
             idx = 0 if spans else -1
+        elif (
+            idx + 1 < len(spans)
+            and cite.start >= spans[idx][1]
+            and "\n" in work[spans[idx][1] : cite.start]
+            and not work[cite.end : spans[idx + 1][0]].strip()
+        ):
+            idx += 1  # a marker opening a line ("- [2] Fast chargers ...") belongs to the sentence after it
         # a citation standing alone (after the full stop, on an attribution line) belongs to the sentence
         # before it
         while (
