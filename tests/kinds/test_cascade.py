@@ -217,3 +217,16 @@ def test_reports_render_the_members(tmp_path: Path, server: FakeOpenAI) -> None:
     md, text = render_markdown(report), render_text(report)
     assert "## Cascade members" in md and "| judge@1 | 5 | 5 |" in md
     assert "rule@1 decided 9 (64.29%)" in text and "9 call(s) of later members saved" in text
+
+
+def test_shipped_example_cascade_loads_once_copied_into_a_project(tmp_path: Path) -> None:
+    import shutil
+
+    repo = Path(__file__).resolve().parents[2]
+    shutil.copytree(repo / "graders" / "claim-support", tmp_path / "graders" / "claim-support")
+    for name in ("claim-support-llm", "claim-support-cascade"):
+        shutil.copytree(repo / "examples" / "llm-judge" / "graders" / name, tmp_path / "graders" / name)
+    cascade = find_grader("claim-support-cascade@1", tmp_path)
+    assert [m.ref for m in cascade.members] == ["claim-support@2", "claim-support-llm@1"]
+    assert cascade.members[0].params.model_dump().get("accept_at_or_above") is not None  # the rule abstains
+    assert [j.model for j in cascade.judges] == ["gpt-4o-mini"]

@@ -11,7 +11,8 @@ Behaviours (``mode``):
   a judge biased towards long answers.
 - ``always_accept`` / ``always_reject``.
 - In every mode, a prompt holding ``MARKER_FLAKY`` gets accept, reject, accept, ... on successive calls (an
-  inconsistent judge, for ``--repeats``).
+  inconsistent judge, for ``--repeats``), and one holding ``MARKER_UNSURE`` gets ``"accept": "unsure"`` (the
+  judge abstains).
 - ``fenced``: the correct verdict inside a Markdown code fence with prose around it.
 - ``malformed``: prose with no JSON verdict.
 - ``bad_body``: HTTP 200 whose body is not JSON.
@@ -219,7 +220,13 @@ class FakeOpenAI:
         if self.mode == "echo_prompt":
             return prompt
         accept = self.decide(prompt)
-        verdict = {"accept": accept, "score": 1.0 if accept else 0.0, "reason": "scripted verdict"}
+        verdict: dict[str, Any] = {
+            "accept": accept,
+            "score": 1.0 if accept else 0.0,
+            "reason": "scripted verdict",
+        }
+        if "MARKER_UNSURE" in prompt:
+            verdict = {"accept": "unsure", "score": 0.5, "reason": "the evidence is ambiguous"}
         if self.mode == "echo_auth":
             verdict["reason"] = f"your header was {handler.headers.get('Authorization')}"
         content = json.dumps(verdict)

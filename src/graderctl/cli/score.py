@@ -118,6 +118,15 @@ def score(
         Path | None,
         typer.Option("--trials", help="With --rescore: the trials file (default: the one the results name)."),
     ] = None,
+    review: Annotated[
+        Path | None,
+        typer.Option(
+            "--review",
+            help="Where units a grader left undecided, a cascade contested or a grader erred on are written "
+            "for people to label (JSON Lines; default: RESULTS with .review.jsonl; only when there are any). "
+            "Label them, then `graderctl sets add SET --from REVIEW`.",
+        ),
+    ] = None,
     jobs: Jobs = 1,
     batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Units per batch.")] = 64,
     timeout: Annotated[
@@ -161,6 +170,7 @@ def score(
         require_generator=require_generator,
         resume=resume,
         rescore=rescore,
+        review=review,
         run=RunOptions(jobs=jobs, timeout=timeout, batch_size=batch_size, use_cache=not no_cache),
     )
     root = _state.root()
@@ -258,5 +268,12 @@ def score(
         typer.echo(
             "  grader errors by check (units): "
             + ", ".join(f"{c} {n}" for c, n in sorted(outcome.errors_by_check.items()))
+        )
+    if outcome.review:
+        r = outcome.review
+        why = ", ".join(f"{n} {status}" for status, n in sorted(r["by_status"].items()))
+        typer.echo(
+            f"  {r['items']} unit(s) need review ({why}): {r['path']}; label them (label = good or bad), "
+            "then `graderctl sets add SET --from " + r["path"] + "`"
         )
     typer.echo(f"Next: graderctl metrics {outcome.output}")

@@ -124,3 +124,47 @@ def import_(
         _state.err(f"left out: {n} ({reason})")
     for note in summary["notes"]:
         _state.err(f"note: {note}")
+
+
+@app.command("add")
+def add(
+    set_ref: Annotated[str, typer.Argument(metavar="SET", help="The set to add to: its name or folder.")],
+    reviewed: Annotated[
+        Path,
+        typer.Option(
+            "--from",
+            help="A review file written by `graderctl score` (RESULTS.review.jsonl) with `label` filled in "
+            "(good or bad) on the lines to add.",
+        ),
+    ],
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Check and count, write nothing.")] = False,
+    fmt: Annotated[Format, typer.Option("--format", help="Output format.")] = Format.text,
+) -> None:
+    """Add reviewed units to a calibration set as new samples (a new set version).
+
+    Every line of the review file with a `label` becomes a sample: its input as the grader saw it, the
+    corpus documents it names, group = its task, provenance = the review file, line, trial, unit and
+    grader. Lines without a label are left out and counted. The manifest's version goes up, so the set's
+    fingerprint changes and trust bound to the old set lapses until the graders are calibrated again.
+    Nothing is written when a labelled line is invalid (exit 3, with file, line and pointer).
+    """
+    from graderctl.services.calibrate import now_rfc3339
+    from graderctl.services.review import add_reviewed
+
+    root = _state.root()
+    outcome = add_reviewed(set_ref, reviewed, root=root, added_at=now_rfc3339(), write=not dry_run)
+    if fmt is Format.json:
+        typer.echo(json.dumps(outcome.to_dict(), indent=2, ensure_ascii=False))
+        return
+    labels = ", ".join(f"{n} {label}" for label, n in sorted(outcome.by_label.items())) or "none"
+    if outcome.added:
+        verb = "would add" if dry_run else "added"
+        typer.echo(
+            f"{verb} {outcome.added} sample(s) ({labels}) and {outcome.documents_added} corpus document(s) "
+            "to "
+            f"{outcome.path}: version {outcome.version_before} -> {outcome.version_after}"
+        )
+    else:
+        typer.echo(f"{outcome.path}: nothing added")
+    for note in outcome.notes:
+        _state.err(f"note: {note}")

@@ -127,6 +127,23 @@ class LabelerLabel(StrictModel):
     label: Label
 
 
+class SampleProvenance(StrictModel):
+    """Where a sample added by ``graderctl sets add`` comes from: a reviewed unit of a scored trial."""
+
+    source: Literal["review"] = "review"
+    #: The review file it was read from (relative to the project root when inside it).
+    file: str
+    line: int
+    task_id: str
+    trial_id: str
+    unit: str
+    status: str
+    grader: str
+    fingerprint: str
+    labeler: str | None = None
+    added_at: str
+
+
 class _SampleBase(StrictModel):
     id: NonEmptyStr
     label: Label
@@ -138,6 +155,8 @@ class _SampleBase(StrictModel):
     #: Optional: ``tune`` (may be used to choose a grader's operating point) or ``certify`` (held out for
     #: the verdict). Without it, the manifest's ``[split]`` decides, if any.
     split: Literal["tune", "certify"] | None = None
+    #: Optional: where the sample came from when ``graderctl sets add`` made it from a reviewed unit.
+    provenance: SampleProvenance | None = None
 
 
 class SourceExistenceSample(_SampleBase):

@@ -98,6 +98,9 @@ FAMILY_MAP_FILE = "model_families.toml"
 PARTIAL_SUFFIX = ".partial"
 #: Trials graded together: their units go to the grader in one run, then their lines are written.
 CHUNK_TRIALS = 32
+#: Key of a result line's review items while it travels to the writer (never written to the results file).
+REVIEW_KEY = "_review"
+REVIEW_SUFFIX = ".review.jsonl"
 _SHOWN = 10
 
 #: ``progress(done, total)`` over trials.
@@ -127,6 +130,8 @@ class ScoreOptions:
     run: RunOptions = DEFAULT_RUN
     #: Trials per grading round (default :data:`CHUNK_TRIALS`).
     chunk_trials: int | None = None
+    #: ``--review``: where units left undecided, contested or errored go (default: RESULTS.review.jsonl).
+    review: Path | None = None
     #: ``--resolve``: how source-existence graders resolve sources (``corpus``/``online``; default: as
     #: their definition says). Recorded in every check it affects.
     resolve: str | None = None
@@ -160,6 +165,8 @@ class ScoreOutcome:
     uncited_claims: int = 0
     #: The report parser, when any trial's units were parsed from its text.
     parser: dict[str, Any] | None = None
+    #: The review file: its path, how many units it holds and why (``None`` when nothing needs review).
+    review: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -185,12 +192,19 @@ class ScoreOutcome:
             "cited_claims": self.cited_claims,
             "uncited_claims": self.uncited_claims,
             "parser": self.parser,
+            "review": self.review,
             "notes": self.notes,
         }
 
 
 def partial_path(output: Path) -> Path:
     return output.with_name(output.name + PARTIAL_SUFFIX)
+
+
+def review_path(output: Path) -> Path:
+    """The default review file of a results file: ``results.jsonl`` -> ``results.review.jsonl``."""
+    stem = output.name[: -len(".jsonl")] if output.name.endswith(".jsonl") else output.name
+    return output.with_name(stem + REVIEW_SUFFIX)
 
 
 def recorded_path(path: Path, root: Path) -> str:
@@ -372,19 +386,17 @@ def find_self_grading(
     out: dict[str, list[tuple[SelfGradingMatch, list[str]]]] = {}
     unknown = sum(1 for t in trials if t.generator is None)
     for g in graders:
-        judge_spec = g.spec.judge
-        if judge_spec is None:
-            continue
-        judge = fmap.identify(judge_spec.model, judge_spec.provider)
         by_generator: dict[str, tuple[SelfGradingMatch, list[str]]] = {}
-        for t in trials:
-            match = self_grading(judge, _generator_ref(t, fmap))
-            if match is None:
-                continue
-            key = match.generator.canonical
-            if key not in by_generator:
-                by_generator[key] = (match, [])
-            by_generator[key][1].append(f"{t.task_id}/{t.trial_id}")
+        for judge_spec in g.judges:  # its own [judge], and every member's for a cascade
+            judge = fmap.identify(judge_spec.model, judge_spec.provider)
+            for t in trials:
+                match = self_grading(judge, _generator_ref(t, fmap))
+                if match is None:
+                    continue
+                key = f"{match.judge.canonical} {match.generator.canonical}"
+                if key not in by_generator:
+                    by_generator[key] = (match, [])
+                by_generator[key][1].append(f"{t.task_id}/{t.trial_id}")
         if by_generator:
             out[g.ref] = list(by_generator.values())
     return out, unknown
@@ -449,7 +461,7 @@ def self_grading_guard(
     """Refuse a judge grading its own (family's) trials unless overridden with a reason and evidence. Returns
     the record kept in every result line when overridden, and notes."""
     notes: list[str] = []
-    if not any(g.spec.judge is not None for g in graders):
+    if not any(g.judges for g in graders):
         if allow:
             notes.append("--allow-self-grading has no effect: no grader has a [judge]")
         return None, notes
@@ -492,8 +504,7 @@ def self_grading_guard(
     for g in graders:
         if g.ref not in found:
             continue
-        assert g.spec.judge is not None
-        judge = fmap.identify(g.spec.judge.model, g.spec.judge.provider)
+        judge = found[g.ref][0][0].judge  # the (first) judge that would grade its own family's trials
         info = trust[g.ref]
         usable = [
             (e.report_path, e.report)
@@ -571,11 +582,18 @@ def check_result(
     units: Sequence[Unit],
     verdicts: Sequence[Verdict | None],
     trust: TrustInfo,
+    review: list[dict[str, Any]] | None = None,
+    corpus: Corpus | None = None,
 ) -> dict[str, Any]:
-    """The result of one check on one trial (CONTRACT.md §5), with each failed unit named and explained."""
+    """The result of one check on one trial (CONTRACT.md §5), with each failed unit named and explained.
+
+    A unit the grader left undecided (it abstained, or a cascade's members disagreed) is neither a pass nor a
+    failure: the check cannot pass while one is left (``passed`` is ``null`` unless another unit failed).
+    Undecided and errored units are appended to ``review`` (review-file items), for people to label."""
     failed: list[str] = []
     reasons: list[str] = []
     errors = 0
+    undecided = 0
     n_units = len(units)
     for unit, verdict in zip(units, verdicts, strict=True):
         if unit.failure is not None:
@@ -586,6 +604,15 @@ def check_result(
             reasons.append(
                 f"{unit.id}: the grader erred: {_one_line(verdict.error or '') if verdict else '?'}"
             )
+            if review is not None and verdict is not None:
+                review.append(_review_item(check, grader, trial, unit, verdict, "error", corpus))
+        elif verdict.is_undecided:
+            undecided += 1
+            reasons.append(f"{unit.id}: undecided: {_one_line(verdict.reason)}")
+            if review is not None:
+                contested = bool(((verdict.details or {}).get("cascade") or {}).get("contested"))
+                status = "contested" if contested else "undecided"
+                review.append(_review_item(check, grader, trial, unit, verdict, status, corpus))
         elif verdict.accepted is False:
             if check is Check.coverage:
                 units_failed, unit_reasons = _coverage_failures(trial, verdict)
@@ -596,7 +623,7 @@ def check_result(
                 reasons.append(f"{unit.id}: {_one_line(verdict.reason)}")
     if check is Check.coverage:
         n_units = len(trial.task.nuggets)
-    passed: bool | None = False if failed else (None if errors else True)
+    passed: bool | None = False if failed else (None if errors or undecided else True)
     citations_waived = False
     if n_units == 0 and check in CITATION_CHECKS:
         # Nothing to grade is never a pass: only a task that does not require citations waives it.
@@ -616,6 +643,8 @@ def check_result(
         "reasons": reasons,
         "trusted": trust.trusted,
     }
+    if undecided:
+        result["undecided"] = undecided
     if citations_waived:
         result["citations_required"] = False
     if trust.trusted:
@@ -625,6 +654,48 @@ def check_result(
     if getattr(grader.params, "resolve", None) == "online":
         result["resolve"] = "online"
     return result
+
+
+def _review_item(
+    check: Check,
+    grader: LoadedGrader,
+    trial: Trial,
+    unit: Unit,
+    verdict: Verdict,
+    status: str,
+    corpus: Corpus | None,
+) -> dict[str, Any]:
+    """A review-file line (:class:`graderctl.models.review.ReviewItem`) for one unit, label left empty, with
+    the corpus documents its input names (so ``sets add`` can make a self-contained sample of it)."""
+    assert unit.input is not None
+    named: list[str] = []
+    citation = getattr(unit.input, "citation", None)
+    if citation is not None and citation.source_id:
+        named.append(citation.source_id)
+    named += [e.source_id for e in getattr(unit.input, "evidence", None) or [] if e.source_id]
+    documents = [
+        doc.model_dump(mode="json", exclude_none=True)
+        for sid in dict.fromkeys(named)
+        if corpus is not None and (doc := corpus.get(sid)) is not None
+    ]
+    item: dict[str, Any] = {
+        "schema_version": 1,
+        "type": "review",
+        "task_id": trial.task_id,
+        "trial_id": trial.trial_id,
+        "check": check.value,
+        "unit": unit.id,
+        "status": status,
+        "grader": grader.ref,
+        "fingerprint": grader.fingerprint,
+        "reason": _one_line(verdict.error or "" if status == "error" else verdict.reason, 1000),
+        "input": unit.input.model_dump(mode="json", exclude_none=True),
+        "documents": documents,
+        "label": None,
+    }
+    if trial.generator is not None:
+        item["generator"] = trial.generator.model_dump(mode="json", exclude_none=True)
+    return item
 
 
 def _coverage_failures(trial: Trial, verdict: Verdict) -> tuple[list[str], list[str]]:
@@ -873,6 +944,13 @@ def _plan(options: ScoreOptions, root: Path, opened: list[BinaryIO]) -> _Plan:
         raise UsageError("give the trials to score: graderctl score TRIALS --output RESULTS")
     if trials_path.resolve() == options.output.resolve():
         raise UsageError("--output must differ from the trials file")
+    review = (options.review or review_path(options.output)).resolve()
+    inputs = [trials_path, options.output, corpus_path, options.rescore]
+    if any(p is not None and p.resolve() == review for p in inputs):
+        raise UsageError(
+            f"the review file {review} would overwrite an input or the results: "
+            "name another with --review PATH"
+        )
     graders = resolve_graders(options.graders, root)
     from graderctl.store.lock import require_released_intact
 
@@ -1115,6 +1193,8 @@ class _Checks:
     checks: list[dict[str, dict[str, Any]]]
     skipped: list[dict[str, Any]]
     sent_errors: dict[str, list[int]]
+    #: Per trial: its review-file items (units left undecided, contested or errored).
+    review: list[list[dict[str, Any]]] = field(default_factory=list)
 
 
 def _grade_checks(
@@ -1126,7 +1206,9 @@ def _grade_checks(
     run: RunOptions,
     views: Sequence[ReportView] | None = None,
 ) -> _Checks:
-    out = _Checks([{} for _ in chunk], [{} for _ in chunk], {g.ref: [0, 0] for g in graders})
+    out = _Checks(
+        [{} for _ in chunk], [{} for _ in chunk], {g.ref: [0, 0] for g in graders}, [[] for _ in chunk]
+    )
     if views is None:
         views = [report_view(t) for t in chunk]  # each report read (parsed) once for every check
     for g in graders:
@@ -1156,7 +1238,7 @@ def _grade_checks(
                 }
                 continue
             out.checks[ti][check.value] = check_result(
-                check, g, chunk[ti], units, slots[ti], plan.trust[g.ref]
+                check, g, chunk[ti], units, slots[ti], plan.trust[g.ref], out.review[ti], plan.corpus
             )
     return out
 
@@ -1164,7 +1246,9 @@ def _grade_checks(
 def _failed_checks(chunk: Sequence[Trial], graders: Sequence[LoadedGrader], plan: _Plan, why: str) -> _Checks:
     """The checks of ``graders`` when their worker process failed: an error for every unit that would have
     been graded, never a decision."""
-    out = _Checks([{} for _ in chunk], [{} for _ in chunk], {g.ref: [0, 0] for g in graders})
+    out = _Checks(
+        [{} for _ in chunk], [{} for _ in chunk], {g.ref: [0, 0] for g in graders}, [[] for _ in chunk]
+    )
     for g in graders:
         check = g.spec.check
         for ti, trial in enumerate(chunk):
@@ -1180,7 +1264,9 @@ def _failed_checks(chunk: Sequence[Trial], graders: Sequence[LoadedGrader], plan
             sent = sum(1 for u in units if u.input is not None)
             out.sent_errors[g.ref][0] += sent
             out.sent_errors[g.ref][1] += sent
-            out.checks[ti][check.value] = check_result(check, g, trial, units, verdicts, plan.trust[g.ref])
+            out.checks[ti][check.value] = check_result(
+                check, g, trial, units, verdicts, plan.trust[g.ref], out.review[ti], plan.corpus
+            )
     return out
 
 
@@ -1211,7 +1297,11 @@ def _grade_chunk(
                     checks[name] = part.checks[ti][name]
                 if name in part.skipped[ti]:
                     skipped[name] = part.skipped[ti][name]
-        lines.append(_result_line(trial, plan, checks, skipped, views[ti]))
+        line = _result_line(trial, plan, checks, skipped, views[ti])
+        review = [item for part in parts for item in (part.review[ti] if part.review else [])]
+        if review:
+            line[REVIEW_KEY] = review  # taken off by the writer: it goes to the review file
+        lines.append(line)
     for part in parts:
         for ref, (sent, erred) in part.sent_errors.items():
             sent_errors[ref][0] += sent
@@ -1418,13 +1508,16 @@ def _run(
             if cache is not None:
                 caches[g.ref] = cache
         partial.parent.mkdir(parents=True, exist_ok=True)
+        review = _ReviewWriter(
+            options.review or review_path(options.output), done, resuming=resumed.kept is not None
+        )
         if resumed.kept is not None:
             os.replace(resumed.kept, partial)
             resumed.kept = None
             fh: IO[str] = partial.open("a", encoding="utf-8", newline="\n")
         else:
             fh = partial.open("w", encoding="utf-8", newline="\n")
-        with fh:
+        with fh, review:
             total = len(plan.trials)
             finished = len(done)
             if progress is not None:
@@ -1439,6 +1532,7 @@ def _run(
             )
             for lines in results:
                 for line in lines:
+                    review.add(line.pop(REVIEW_KEY, ()))
                     fh.write(json.dumps(line, ensure_ascii=False, allow_nan=False) + "\n")
                     fh.flush()
                     _tally(outcome, (line,))
@@ -1453,6 +1547,7 @@ def _run(
             with contextlib.suppress(Exception):
                 instance.close()
     os.replace(partial, options.output)
+    outcome.review = review.finish(root)
     outcome.notes = plan.notes
     dead = [ref for ref, (sent, erred) in sent_errors.items() if sent > 0 and erred == sent]
     if dead:
@@ -1461,6 +1556,57 @@ def _run(
             "trials it decides have success null"
         )
     return outcome
+
+
+class _ReviewWriter:
+    """Writes review items to ``PATH.partial`` as the result lines are written, and moves it to ``PATH`` at
+    the end when it holds any (no review file when no unit needs review). Resuming keeps the items of the
+    trials already graded."""
+
+    def __init__(self, path: Path, done: Iterable[tuple[str, str]], *, resuming: bool) -> None:
+        self.path = path
+        self.partial = partial_path(path)
+        self.count = 0
+        self.by_status: dict[str, int] = {}
+        kept: list[str] = []
+        if resuming and self.partial.is_file():
+            keep = set(done)
+            with self.partial.open(encoding="utf-8") as old:
+                for text in old:
+                    try:
+                        item = json.loads(text)
+                    except ValueError:
+                        continue  # a line cut short by the interruption: that trial is graded again
+                    if isinstance(item, dict) and (item.get("task_id"), item.get("trial_id")) in keep:
+                        kept.append(text if text.endswith("\n") else text + "\n")
+                        self._count(item)
+        self.fh: IO[str] = self.partial.open("w", encoding="utf-8", newline="\n")
+        self.fh.writelines(kept)
+
+    def _count(self, item: dict[str, Any]) -> None:
+        self.count += 1
+        status = str(item.get("status"))
+        self.by_status[status] = self.by_status.get(status, 0) + 1
+
+    def add(self, items: Iterable[dict[str, Any]]) -> None:
+        for item in items:
+            self.fh.write(json.dumps(item, ensure_ascii=False, allow_nan=False) + "\n")
+            self._count(item)
+
+    def __enter__(self) -> _ReviewWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.fh.flush()
+        os.fsync(self.fh.fileno())
+        self.fh.close()
+
+    def finish(self, root: Path) -> dict[str, Any] | None:
+        if not self.count:
+            self.partial.unlink(missing_ok=True)
+            return None
+        os.replace(self.partial, self.path)
+        return {"path": display_path(self.path, root), "items": self.count, "by_status": self.by_status}
 
 
 def _pooled_graders(plan: _Plan, instances: dict[str, Any], options: ScoreOptions) -> list[LoadedGrader]:

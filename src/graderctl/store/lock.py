@@ -333,14 +333,21 @@ def require_released_intact(graders: Iterable[LoadedGrader], root: Path) -> None
     lock beside reports of released versions (a project that never had a lock is not refused; ``validate``
     reports any report without a lock). Called by every command that runs or trusts a grader (calibrate,
     score, compare, probe, list) before anything runs or is written, so a released report is never
-    overwritten by an edited version."""
+    overwritten by an edited version. A cascade's members are checked with it."""
     problems: list[Problem] = []
     missing = missing_lock_problem(root, any_report=False)
     if missing is not None:
         problems.append(missing)
     by_lock: dict[Path, list[LoadedGrader]] = {}
-    for g in graders:
+    seen: set[Path] = set()
+    todo = list(graders)
+    while todo:  # a cascade's members are checked too
+        g = todo.pop(0)
+        if g.path.resolve() in seen:
+            continue
+        seen.add(g.path.resolve())
         by_lock.setdefault(lock_of(g, root), []).append(g)
+        todo.extend(g.members)
     for at, group in sorted(by_lock.items()):
         if not at.exists():
             continue

@@ -25,6 +25,7 @@ from graderctl.models.comparison import ComparisonReport
 from graderctl.models.grader import GraderSpec
 from graderctl.models.reports import CalibrationReport
 from graderctl.models.results import GradedResult
+from graderctl.models.review import ReviewItem
 from graderctl.models.trials import Trial
 from graderctl.models.tuning import LedgerEntry, TuneResult
 from graderctl.models.units import UnitsDocument
@@ -74,6 +75,12 @@ SCHEMAS: dict[str, tuple[type[BaseModel], str]] = {
         TuneResult,
         "The JSON document `graderctl tune --format json` prints: the trade-off on the tune split, the "
         "chosen operating point and the new version written.",
+    ),
+    "review-item": (
+        ReviewItem,
+        "One line of a review file written by `graderctl score` (units left undecided, contested or "
+        "errored), "
+        "labelled by a person and read by `graderctl sets add`.",
     ),
     "certify-ledger-entry": (
         LedgerEntry,
