@@ -538,7 +538,7 @@ def test_shipped_example_reasons_point_at_the_intended_units(tmp_path: Path, rep
             output=output,
             trials=example / "trials.jsonl",
             corpus=example / "corpus.jsonl",
-            # the versions without an abstention band: every unit decided, so the naming of failures is checked
+            # the versions without an abstention band decide every unit: the naming of failures is checked
             graders=["source-existence@1", "claim-support@1", "coverage@1"],
             allow_untrusted=True,  # trusted or not, the units and reasons are what is checked here
         ),
