@@ -172,3 +172,12 @@ def test_metrics_without_claim_counts_have_no_citation_section(tmp_path: Path) -
     path = tmp_path / "results.jsonl"
     path.write_text('{"task_id": "a", "trial_id": "1", "success": true}\n')
     assert compute_metrics(path, root=tmp_path).document["citations"] is None
+
+
+def test_structured_trials_record_the_parser_of_the_plan_too(tmp_path: Path) -> None:
+    row = raw_trial("s1", "")
+    row["report"]["claims"] = [{"id": "k1", "text": "Sales fell 21%.", "citations": [{"source_id": "s1"}]}]
+    row["report"]["sources"] = [{"id": "s1", "url": "https://www.iea.org/reports/heat-pumps-2024"}]
+    line = score_rows(tmp_path, [row])["s1"]
+    assert line["units_from"] == "structured" and line["parser"] == PARSER.to_dict()
+    assert line["cited_claims"] == 1 and line["uncited_claims"] == 0

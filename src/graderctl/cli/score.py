@@ -259,7 +259,7 @@ def score(
             f"  citation coverage: {outcome.cited_claims}/{total} claims cite a source "
             f"({outcome.uncited_claims} uncited)"
             + (
-                f"; report text read by {outcome.parser['name']}@{outcome.parser['version']}"
+                f"; report parser {outcome.parser['name']}@{outcome.parser['version']}"
                 if outcome.parser
                 else ""
             )

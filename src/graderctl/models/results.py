@@ -57,7 +57,7 @@ class GradedResult(OpenModel):
     extra: dict[str, Any] | None = None
     #: What the units came from: ``text`` (parsed from ``report.text``), ``structured`` or ``empty``.
     units_from: str | None = None
-    #: The report parser, for trials whose units were parsed from ``report.text``.
+    #: The report parser of the scoring plan (it read ``report.text`` when ``units_from`` is ``text``).
     parser: ParserRecord | None = None
     #: Claims that cite at least one source, and sentences (or structured claims) that state something and
     #: cite nothing; citation coverage = cited / (cited + uncited).

@@ -67,6 +67,7 @@ from graderctl.models.calset import CorpusDocument, SampleInput
 from graderctl.models.reports import CalibrationReport
 from graderctl.models.results import GradedResult
 from graderctl.models.trials import Trial
+from graderctl.parsing import PARSER
 from graderctl.plugin import Corpus, Verdict
 from graderctl.runner import WorkerPool, can_use_processes, uses_processes
 from graderctl.services.running import DEFAULT_RUN, RunOptions, run_inputs, start_grader, verdict_cache
@@ -1171,10 +1172,10 @@ def _result_line(
     if trial.cost is not None:
         line["cost"] = trial.cost.model_dump(exclude_none=True)
     if view is not None:
-        # What the units were read from: the report parser (versioned, fingerprinted) or structured claims.
+        # The report parser is part of the scoring plan (like a grader): recorded in every line, with what
+        # this trial's units were read from (its text, or structured claims, which win).
         line["units_from"] = view.origin
-        if view.parser is not None:
-            line["parser"] = view.parser.to_dict()
+        line["parser"] = PARSER.to_dict()
         line["cited_claims"] = view.cited_claims
         line["uncited_claims"] = view.uncited_claims
     line["trials_file"] = plan.trials_file
