@@ -21,6 +21,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import subprocess
 import sys
 import tempfile
@@ -191,37 +192,47 @@ def main() -> None:
         words = sum(len(t.split()) for t in texts) / len(texts)
         print(f"{len(texts)} raw reports, {words:.0f} words on average ({path.stat().st_size / 1e6:.1f} MB)")
 
-        start = time.perf_counter()
+        n = len(texts)
+        start, cpu = time.perf_counter(), time.process_time()
         claims = sum(len(parse_report(t).claims) for t in texts)
-        parse_s = time.perf_counter() - start
+        parse_s, parse_cpu = time.perf_counter() - start, time.process_time() - cpu
         print(
-            f"parse: {parse_s:.2f} s, {len(texts) / parse_s:,.0f} reports/s "
-            f"({claims / len(texts):.1f} claims a report)"
+            f"parse: {parse_s:.2f} s wall ({n / parse_s:,.0f} reports/s), {parse_cpu:.2f} s CPU "
+            f"({n / parse_cpu:,.0f} reports/s of CPU time); {claims / n:.1f} claims a report"
         )
 
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         doc, _ = list_units(path, root=Path(tmp))
-        units_s = time.perf_counter() - start
-        print(f"units (in process, document built): {units_s:.2f} s, {len(texts) / units_s:,.0f} reports/s")
+        units_s, units_cpu = time.perf_counter() - start, time.process_time() - cpu
+        print(
+            f"units (in process: read, parse, every check's units, the document): {units_s:.2f} s wall "
+            f"({n / units_s:,.0f} reports/s), {units_cpu:.2f} s CPU ({n / units_cpu:,.0f} reports/s)"
+        )
         del doc
 
         env = {**os.environ, "OMP_NUM_THREADS": "1"}
         cmd = [sys.executable, "-m", "graderctl", "--root", tmp, "units", str(path), "--format", "json", "-q"]
         if sys.platform.startswith("linux"):
             cmd = ["taskset", "-c", "0", *cmd]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         result = subprocess.run(cmd, capture_output=True, env=env, check=False)
         cli_s = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cli_cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
         if result.returncode != 0:
             print(result.stderr.decode(errors="replace"))
             raise SystemExit(1)
         json.loads(result.stdout)
-        rate = len(texts) / cli_s
+        rate = n / cli_s
+        cpu_rate = n / cli_cpu
         verdict = "meets" if rate >= TARGET_PER_SECOND else "MISSES"
         print(
-            f"cli `graderctl units --format json` on one core: {cli_s:.2f} s, {rate:,.0f} reports/s "
-            f"({verdict} the target of {TARGET_PER_SECOND:,.0f}/s), {len(result.stdout) / 1e6:.0f} MB of JSON"
+            f"cli `graderctl units --format json` on one core: {cli_s:.2f} s wall, {rate:,.0f} reports/s "
+            f"({verdict} the target of {TARGET_PER_SECOND:,.0f}/s); {cli_cpu:.2f} s CPU, {cpu_rate:,.0f} "
+            f"reports/s of CPU time; {len(result.stdout) / 1e6:.0f} MB of JSON"
         )
+        print(f"machine load average while measuring: {os.getloadavg()[0]:.1f} on {os.cpu_count()} core(s)")
     print(pairs_quality())
 
 

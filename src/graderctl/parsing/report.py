@@ -458,6 +458,7 @@ class _Sources:
     by_doi: dict[str, str] = field(default_factory=dict)
     by_author: dict[tuple[str, str], str] = field(default_factory=dict)
     by_raw: dict[str, str] = field(default_factory=dict)
+    listed_urls: list[tuple[str, str]] = field(default_factory=list)
     has_author_entries: bool = False
     links: int = 0
 
@@ -470,11 +471,9 @@ class _Sources:
         if source.url:
             self.by_raw.setdefault(source.url, source.id)
             if source.origin != "inline":
-                # listed sources are matched by normalised URL; inline links only by their spelling, until
-                # a listed source needs comparing with them (normalising every inline URL is costly)
-                key = normalize_url(source.url)
-                if key not in self.by_url:
-                    self.by_url[key] = source.id
+                # listed sources are matched by normalised URL (computed when first needed); inline links
+                # only by their spelling (normalising every inline URL is costly)
+                self.listed_urls.append((source.url, source.id))
         return source.id
 
     def find(self, url: str | None, doi: str | None) -> str | None:
@@ -484,6 +483,10 @@ class _Sources:
             found = self.by_raw.get(url)
             if found is not None:
                 return found
+            if self.listed_urls:
+                for listed, sid in self.listed_urls:
+                    self.by_url.setdefault(normalize_url(listed), sid)
+                self.listed_urls.clear()
             if self.by_url:
                 return self.by_url.get(normalize_url(url))
         return None
@@ -929,10 +932,20 @@ def _tidy_blanks(work: str, cites: list[_Cite]) -> str:
     for end in sorted({c.end for c in cites}):
         if not (work[end - 1 : end] == " " or work[end : end + 1] == " "):
             continue
-        before = work[max(0, end - 400) : end]
-        k = end - (len(before) - len(before.rstrip(" ")))
-        after = work[end : end + 400]
-        j = end + (len(after) - len(after.lstrip(" ")))
+        k = end
+        while k > 0:  # back over the blank run, a window at a time
+            window = work[max(0, k - 64) : k]
+            kept = len(window.rstrip(" "))
+            k -= len(window) - kept
+            if kept:
+                break
+        j = end
+        while j < n:
+            window = work[j : j + 64]
+            rest = len(window.lstrip(" "))
+            j += len(window) - rest
+            if rest:
+                break
         if k == j:
             continue
         if k > 0 and j < n and text[k - 1] == "(" and text[j] == ")":
