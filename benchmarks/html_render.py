@@ -125,7 +125,47 @@ def main(argv: list[str] | None = None) -> int:
         if args.keep and not all_wrong:
             args.keep.write_text(page, encoding="utf-8")
             print(f"  wrote {args.keep}")
+    ok &= end_to_end(args.samples)
     return 0 if ok else 1
+
+
+def end_to_end(samples: int) -> bool:
+    """``graderctl report REPORT.json --output SITE/`` on the saved 10,000-sample report, in a child process:
+    read and validate the JSON, render, write the page and the index."""
+    import resource
+    import subprocess
+    import tempfile
+
+    from graderctl.store.reports import report_to_json
+
+    with tempfile.TemporaryDirectory(prefix="graderctl-html-") as tmp:
+        source = Path(tmp) / "report.json"
+        source.write_text(report_to_json(big_report(samples)), encoding="utf-8")
+        command = [
+            sys.executable,
+            "-m",
+            "graderctl",
+            "report",
+            str(source),
+            "--output",
+            str(Path(tmp) / "site"),
+        ]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        subprocess.run([*command, "-q"], check=True, capture_output=True)
+        wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        pages = sorted((Path(tmp) / "site").glob("*.html"))
+        size = max(p.stat().st_size for p in pages) / 1e6
+        json_mb = source.stat().st_size / 1e6
+    passed = wall < TARGET_SECONDS and size < TARGET_MB
+    print(
+        f"end to end: graderctl report on the saved {samples:,}-sample report ({json_mb:.1f} MB of JSON): "
+        f"{wall:.2f} s wall, {cpu:.2f} s CPU (process start, read, validate, render, write); "
+        f"page {size:.2f} MB: {'OK' if passed else 'OVER TARGET'}"
+    )
+    return passed
 
 
 if __name__ == "__main__":

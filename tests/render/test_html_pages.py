@@ -231,3 +231,27 @@ def test_probe_page_shows_every_number_of_the_json(
     assert code == ExitCode.OK, err
     pages = sorted(p.name for p in site.glob("*.html"))
     assert len(pages) == 3 and "index.html" in pages
+
+
+def test_report_renders_a_calibration_batch_with_an_index_row_per_report(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    sources = sorted((REPO / "reports").glob("*/*@1.json"))
+    batch = {
+        "schema_version": 1,
+        "type": "calibration_batch",
+        "reports": [json.loads(p.read_text()) for p in sources],
+        "failures": [{"grader": "x@1", "set": "s", "error": XSS}],
+    }
+    src = tmp_path / "batch.json"
+    src.write_text(json.dumps(batch))
+    site = tmp_path / "site"
+    code, out, err = run(capsys, REPO, "report", str(src), "--output", str(site), "--format", "json")
+    assert code == ExitCode.OK, err
+    pages = json.loads(out)["pages"]
+    assert [p["path"].rsplit("#", 1)[1] for p in pages] == [f"r{i}" for i in range(len(sources))]
+    (page,) = [p for p in site.glob("*.html") if p.name != "index.html"]
+    skip = tuple(f"/reports/{i}/{k}" for i in range(len(sources)) for k in ("environment", "samples"))
+    html = page.read_text()
+    check_page(html, batch, skip=(*skip, "/failures", "/schema_version"))
+    assert XSS not in html
