@@ -52,6 +52,7 @@ The names in :data:`FEATURE_NAMES` are the contract with the fitted weights in
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import threading
@@ -2166,8 +2167,14 @@ def _char_ngrams(text: str, n: int = 4) -> set[str]:
     return {t[i : i + n] for i in range(len(t) - n + 1)}
 
 
+@functools.lru_cache(maxsize=4096)
+def _passage_ngrams(passage: str) -> frozenset[str]:
+    """:func:`_char_ngrams` of a passage of the evidence (the same pages are cited again and again)."""
+    return frozenset(_char_ngrams(passage))
+
+
 def _char_similarity(claim: str, passage: str) -> float:
     """Share of the claim's character 4-grams found in the passage, in [0, 1]: sees morphology and spelling
     variants that stemming misses."""
     a = _char_ngrams(claim)
-    return len(a & _char_ngrams(passage)) / len(a) if a else 0.0
+    return len(a & _passage_ngrams(passage)) / len(a) if a else 0.0
