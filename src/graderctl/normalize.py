@@ -28,6 +28,11 @@ _SLASH_RUN = re.compile(r"/{2,}")
 #: of characters that percent-encoding leaves alone, no port, query or fragment): the common case, keyed
 #: without urllib.
 _SIMPLE_URL = re.compile(r"(?:https?://|//)?([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.?)(/[A-Za-z0-9._~/-]*)?")
+#: The same with a query of plain ``key=value`` pairs (and any fragment): keyed without urllib too.
+_SIMPLE_QUERY_URL = re.compile(
+    r"(?:https?://|//)?([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.?)(/[A-Za-z0-9._~/-]*)?\?([A-Za-z0-9._~=&-]*)(?:#.*)?",
+    re.DOTALL,
+)
 _INDEX_PAGES = ("/index.html", "/index.htm", "/index.php", "/default.aspx")
 #: Characters a URL or DOI picks up from the prose around it.
 _TRAILING_PROSE = ".,;:!?"
@@ -68,6 +73,26 @@ def normalize_url(url: str) -> str:
         if path.lower().endswith(_INDEX_PAGES):
             path = path.rsplit("/", 1)[0]
         return "//" + host + path
+    simple = _SIMPLE_QUERY_URL.fullmatch(text)
+    if simple is not None:  # what parse_qsl, the tracking filter, sort and urlencode give for such a query
+        host = _host_key(simple.group(1))
+        path = _SLASH_RUN.sub("/", simple.group(2) or "").rstrip("/")
+        if path.lower().endswith(_INDEX_PAGES):
+            path = path.rsplit("/", 1)[0]
+        items = []
+        for piece in simple.group(3).split("&"):
+            if piece:
+                key, _, value = piece.partition("=")
+                if not _TRACKING_PARAMS.match(key):
+                    items.append((key, value))
+        items.sort()
+        query = "&".join(f"{k}={v.replace('=', '%3D')}" for k, v in items)
+        return "//" + host + path + ("?" + query if query else "")
+    return _normalize_url_general(text)
+
+
+def _normalize_url_general(text: str) -> str:
+    """:func:`normalize_url` of a prose-stripped, NFKC-normalised URL, through urllib."""
     if text.startswith("//"):
         text = "http:" + text
     elif "://" not in text:

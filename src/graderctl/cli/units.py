@@ -46,7 +46,7 @@ def units(
         for note in notes:
             _state.err(f"note: {note}")
     if fmt is Format.json:
-        typer.echo(json.dumps(document, ensure_ascii=False))
+        typer.echo(json.dumps(document, ensure_ascii=False, separators=(",", ":")))
         return
     from graderctl.models.units import UnitsDocument
 
