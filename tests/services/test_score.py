@@ -578,3 +578,29 @@ def test_shipped_example_reasons_point_at_the_intended_units(tmp_path: Path, rep
     # The grader kinds' accuracy is measured by calibration; here the bar only guards the unit naming (a
     # naming regression finds almost none): 25 of 27 are found today.
     assert found / intended >= 0.8, f"only {found} of {intended} intended failing units were found"
+
+
+def test_an_undecided_unit_never_passes_the_check() -> None:
+    from types import SimpleNamespace
+
+    from graderctl.models.base import Check
+    from graderctl.plugin import Verdict
+    from graderctl.services.score import TrustInfo, check_result
+
+    units = claim_units(trial("heat-1"), corpus())
+    grader: Any = SimpleNamespace(ref="g@2", fingerprint="sha256:" + "0" * 64, params=None)
+    trust = TrustInfo(trusted=False, detail="test", reports=[], entries=[])
+    undecided = Verdict.undecided("score 0.7 in the band")
+    one = check_result(
+        Check.claim_support, grader, trial("heat-1"), units, [Verdict.accept("ok"), undecided], trust
+    )
+    assert one["passed"] is None and one["undecided"] == 1 and one["errors"] == 0
+    assert "claim:c2: undecided: score 0.7 in the band" in one["reasons"]
+    failed = check_result(
+        Check.claim_support, grader, trial("heat-1"), units, [Verdict.reject("no"), undecided], trust
+    )
+    assert failed["passed"] is False and failed["failed_units"] == ["claim:c1"]
+    both = check_result(
+        Check.claim_support, grader, trial("heat-1"), units, [Verdict.accept("a"), Verdict.accept("b")], trust
+    )
+    assert both["passed"] is True and "undecided" not in both
