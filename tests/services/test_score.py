@@ -604,3 +604,12 @@ def test_an_undecided_unit_never_passes_the_check() -> None:
         Check.claim_support, grader, trial("heat-1"), units, [Verdict.accept("a"), Verdict.accept("b")], trust
     )
     assert both["passed"] is True and "undecided" not in both
+
+
+def test_the_default_grader_is_the_newest_version_that_decides(repo_root: Path) -> None:
+    from graderctl.services.score import default_graders
+
+    refs = {g.spec.check.value: g.ref for g in default_graders(repo_root)}
+    # claim-support@2 and coverage@2 abstain (a band): on their own they leave units undecided
+    assert refs["claim_support"] == "claim-support@1" and refs["coverage"] == "coverage@1"
+    assert (repo_root / "graders/claim-support/v2.toml").is_file()

@@ -228,15 +228,20 @@ def _resolve_recorded(text: str, root: Path) -> Path:
 
 def default_graders(root: Path) -> list[LoadedGrader]:
     """For each check, the newest version of the grader of that check in ``graders/``. Several graders of one
-    check is ambiguous: a usage error asking for ``--grader``."""
-    newest: dict[str, tuple[int, Path]] = {}
+    check is ambiguous: a usage error asking for ``--grader``.
+
+    A version that abstains (its ``[params]`` declare ``accept_at_or_above`` / ``reject_below``) is the
+    default only when no version of that grader decides everything: on its own it leaves units undecided (the
+    check then cannot pass), so it is meant to be named with ``--grader`` or used as a cascade member."""
+    newest: dict[str, tuple[bool, int, Path]] = {}
     for path in grader_files(root):
         name = path.parent.name
         version = int(path.stem[1:])
-        if name not in newest or version > newest[name][0]:
-            newest[name] = (version, path)
+        decides = not _abstains(path)
+        if name not in newest or (decides, version) > newest[name][:2]:
+            newest[name] = (decides, version, path)
     by_check: dict[Check, list[LoadedGrader]] = {}
-    for _, path in sorted(newest.values(), key=lambda vp: str(vp[1])):
+    for _, _, path in sorted(newest.values(), key=lambda vp: str(vp[2])):
         loaded = load_grader(path, root=root)
         by_check.setdefault(loaded.spec.check, []).append(loaded)
     ambiguous = {c: gs for c, gs in by_check.items() if len(gs) > 1}
@@ -252,6 +257,18 @@ def default_graders(root: Path) -> list[LoadedGrader]:
             "pass --grader REF"
         )
     return [by_check[c][0] for c in CHECK_ORDER if c in by_check]
+
+
+def _abstains(path: Path) -> bool:
+    """Whether a definition declares an abstention band (read cheaply; an unreadable one is loaded later and
+    reported then)."""
+    import tomllib
+
+    try:
+        params = tomllib.loads(path.read_text(encoding="utf-8")).get("params", {})
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return False
+    return isinstance(params, dict) and bool({"accept_at_or_above", "reject_below"} & set(params))
 
 
 def resolve_graders(refs: Sequence[str], root: Path) -> list[LoadedGrader]:
