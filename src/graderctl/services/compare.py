@@ -767,10 +767,17 @@ def comparison_to_json(report: ComparisonReport) -> str:
 def write_comparison(root: Path, report: ComparisonReport) -> tuple[Path, Path]:
     """Write the JSON document and its Markdown rendering together, atomically."""
     from graderctl.render.compare import render_markdown
-    from graderctl.store.atomic import atomic_write_many
+    from graderctl.store.reports import unchanged_document, write_unless_unchanged
 
     json_path, md_path = comparison_paths(root, report.old.ref, report.new.ref)
-    atomic_write_many({json_path: comparison_to_json(report), md_path: render_markdown(report)})
+    old = unchanged_document(json_path, report.model_dump(mode="json"))
+    if old is not None:  # the same findings: keep the committed report (timestamps alone are not a change)
+        report.graderctl_version = old.get("graderctl_version")
+        report.created_at = old.get("created_at")
+        report.environment = old.get("environment")
+    write_unless_unchanged(
+        json_path, md_path, comparison_to_json(report), render_markdown(report), keep_json=old is not None
+    )
     return json_path, md_path
 
 

@@ -1212,7 +1212,9 @@ def write_set(imported: ImportedSet, parent: Path, *, force: bool = False) -> Pa
     parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{imported.manifest.name}.", suffix=".tmp", dir=parent))
     try:
-        os.chmod(staging, 0o755)  # mkdtemp makes it private; a set folder is an ordinary folder
+        from graderctl.store.atomic import current_umask
+
+        os.chmod(staging, 0o777 & ~current_umask())  # mkdtemp makes it private; a set folder is ordinary
         files = {"manifest.toml": manifest_toml(imported.manifest), "samples.jsonl": _jsonl(imported.samples)}
         if imported.corpus:
             files["corpus.jsonl"] = _jsonl(imported.corpus)

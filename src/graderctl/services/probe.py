@@ -558,14 +558,19 @@ def probe_paths(root: Path, set_name: str, grader_name: str, version: int, probe
 def _write(root: Path, result: ProbeResult) -> None:
     import json
 
-    from graderctl.store.atomic import atomic_write_many
-
     doc = result.document
     json_path, md_path = probe_paths(
         root, result.set_name, doc["grader"]["name"], doc["grader"]["version"], result.probe
     )
+    from graderctl.store.reports import unchanged_document, write_unless_unchanged
+
+    old = unchanged_document(json_path, json.loads(json.dumps(doc, allow_nan=False)))
+    if old is not None:  # the same findings: keep the committed report (timestamps alone are not a change)
+        for key in ("graderctl_version", "created_at", "environment"):
+            if key in old:
+                doc[key] = old[key]
     text = json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-    atomic_write_many({json_path: text, md_path: render_markdown(doc)})
+    write_unless_unchanged(json_path, md_path, text, render_markdown(doc), keep_json=old is not None)
     result.json_path = _relative(json_path, root)
     result.md_path = _relative(md_path, root)
 

@@ -146,6 +146,38 @@ def _same_content(path: Path, chunks: Iterable[str]) -> bool:
             return False
 
 
+def unchanged_document(path: Path, new: dict[str, Any]) -> dict[str, Any] | None:
+    """The JSON document at ``path`` when it found what ``new`` found (equal but for ``graderctl_version``,
+    ``created_at`` and ``environment``; numbers within 1e-9), else ``None``. For the smaller persisted
+    documents (comparisons, probes) that are written in one piece."""
+    try:
+        old = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    if not isinstance(old, dict):
+        return None
+
+    def strip(doc: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in doc.items() if k not in _CIRCUMSTANCES}
+
+    return old if _same_value(strip(old), strip(new)) else None
+
+
+def write_unless_unchanged(
+    json_path: Path, md_path: Path, json_text: str, markdown: str, keep_json: bool
+) -> list[Path]:
+    """Write a JSON document and its Markdown atomically, leaving alone the JSON when ``keep_json`` (the same
+    findings) and the Markdown when it is already the same; return the paths written."""
+    files: dict[Path, str | Iterable[str]] = {}
+    if not keep_json or not json_path.is_file():
+        files[json_path] = json_text
+    if not _same_content(md_path, [markdown]):
+        files[md_path] = markdown
+    if files:
+        atomic_write_many(files)
+    return list(files)
+
+
 def keep_unchanged_report(root: Path, report: CalibrationReport) -> bool:
     """When the report on disk found what ``report`` found (see :func:`_same_findings`), give ``report`` its
     ``graderctl_version``, ``created_at`` and ``environment`` and return ``True``: the JSON document is then
