@@ -12,6 +12,7 @@ import typer
 
 from graderctl import __version__
 from graderctl.cli import _state
+from graderctl.errors import ExitCode
 
 app = typer.Typer(
     name="graderctl",
@@ -100,4 +101,12 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+    if code == ExitCode.INTERRUPTED and not _state.DEBUG:
+        # A stopped worker pool can leave Python's own exit handler (concurrent.futures) writing to a pipe
+        # it already closed; after an interruption that noise is no news (--debug keeps it).
+        sys.unraisablehook = _quiet_unraisable
     sys.exit(code)
+
+
+def _quiet_unraisable(unraisable: object) -> None:
+    return None
