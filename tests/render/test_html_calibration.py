@@ -149,3 +149,25 @@ def test_cli_output_html_file_gets_the_page_and_stdout_the_text(
 def test_cli_check_with_html_is_a_usage_error(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code = _state.run(app, ["--root", str(root), "calibrate", "--all", "--check", "--format", "html"])
     assert code == ExitCode.USAGE_ERROR, capsys.readouterr().err
+
+
+def test_cascade_page_shows_each_member(tmp_path: Path) -> None:
+    from tests.kinds.test_cascade import FakeBandGrader, project
+    from tests.support.fake_openai import FakeOpenAI
+
+    from graderctl.plugin import kinds, register
+    from graderctl.services.calibrate import calibrate
+    from graderctl.store.project import find_grader, find_set
+
+    if "fake_band" not in kinds():
+        register(FakeBandGrader, origin="tests/kinds/test_cascade.py")
+    with FakeOpenAI(mode="correct") as server:
+        project(tmp_path, server.base_url)
+        report = calibrate(
+            find_grader("casc@1", tmp_path), find_set("cs", tmp_path), root=tmp_path, write=False
+        )
+    html = "".join(calibration_page([report]))
+    parsed = check_page(html, json.loads(report_to_json(report)), skip=SKIP)
+    shown = {f.pointer for f in parsed.figures}
+    assert {"/cascade/calls_saved", "/cascade/members/1/share_of_samples", "/cascade/members/1/usd"} <= shown
+    assert "Cascade members" in " ".join(parsed.text)

@@ -174,6 +174,8 @@ def calibration_section(page: Page, report: CalibrationReport, base: str, *, lev
     out.append(f'<{h2} id="wrong{anchor}">Misclassified samples</{h2}>')
     out.append(_samples(page, report, base))
 
+    if report.cascade is not None:
+        out.append(_cascade(page, doc.get("cascade") or {}, join(base, "cascade"), h2))
     out.append(_advice(page, report, base, h2))
     if report.repeats:
         out.append(_repeats(page, report.repeats, join(base, "repeats"), h2))
@@ -722,4 +724,74 @@ def _repeats(page: Page, r: dict[str, Any], rp: str, h2: str) -> str:
             rows,
             numeric=(0, 1, 2, 3),
         )
+    )
+
+
+def _cascade(page: Page, c: dict[str, Any], cp: str, h2: str) -> str:
+    """A cascade grader: each member's share of the decisions, its errors, the calls saved and the cost."""
+    p = page.num
+    members: list[dict[str, Any]] = c.get("members") or []
+    bars = []
+    rows = []
+    for i, m in enumerate(members):
+        mp = f"{cp}/members/{i}"
+        share = m.get("share_of_samples")
+        bars.append(
+            svg.Bar(
+                str(m.get("ref")),
+                [(float(share) if isinstance(share, int | float) else 0.0, "plain")],
+                f"decided {m.get('decided')} ({_p(share)}), skipped {m.get('skipped')}",
+            )
+        )
+        rows.append(
+            [
+                f"<code>{esc(m.get('ref'))}</code>",
+                p(m.get("graded"), mp + "/graded"),
+                p(m.get("decided"), mp + "/decided"),
+                p(m.get("accepted"), mp + "/accepted"),
+                p(m.get("rejected"), mp + "/rejected"),
+                p(m.get("undecided"), mp + "/undecided"),
+                p(m.get("errors"), mp + "/errors"),
+                p(share, mp + "/share_of_samples", "pct"),
+                p(m.get("skipped"), mp + "/skipped"),
+                p(m.get("requests"), mp + "/requests"),
+                p(m.get("usd"), mp + "/usd", "usd"),
+            ]
+        )
+    chart = svg.bar_chart(
+        bars,
+        uid=page.uid("cascade"),
+        title="Share of the samples each cascade member decided",
+        desc="; ".join(f"{b.label}: {b.note}" for b in bars) + ".",
+        legend=[("plain", "share of all samples whose verdict the member gave")],
+        domain_max=1.0,
+    )
+    return (
+        f"<{h2}>Cascade members ({esc(c.get('mode', ''))})</{h2}><figure>{chart}</figure>"
+        + table(
+            "What each member decided, in order",
+            [
+                "member",
+                "graded",
+                "decided",
+                "accepted",
+                "rejected",
+                "undecided",
+                "errors",
+                "share",
+                "skipped",
+                "requests",
+                "cost",
+            ],
+            rows,
+            numeric=tuple(range(1, 11)),
+        )
+        + f"<p>{p(c.get('calls_saved'), cp + '/calls_saved')} call(s) of later members saved; "
+        f"{p(c.get('undecided'), cp + '/undecided')} sample(s) no member decided (left for review)"
+        + (
+            f"; {p(c.get('usd_per_sample'), cp + '/usd_per_sample', 'usd')} per sample."
+            if c.get("usd_per_sample") is not None
+            else "."
+        )
+        + "</p>"
     )
