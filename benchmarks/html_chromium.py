@@ -9,7 +9,8 @@ For every page:
    filter bars must be shown (the inline script un-hides them, so a script error would leave them hidden).
 2. The same page *without* its Content-Security-Policy is loaded through an HTTP proxy on 127.0.0.1 that
    records every request Chromium makes (``--proxy-server``, loopback not bypassed): the page must make none,
-   not merely have them blocked.
+   not merely have them blocked. Chromium's own calls to Google's update and sign-in services (made with or
+   without a page; seen for an empty page first) are left out unless the page names their host.
 3. ``--screenshot --window-size=1200,HEIGHT`` writes a PNG per page to ``--screenshots``.
 
 Pages: the files given, or with ``--render DIR`` a set rendered from the project (the shipped calibration
@@ -97,6 +98,23 @@ def _proxied(browser: str, page: Path, proxy_port: int) -> list[tuple[str, str]]
     return _Recorder.seen[before:]
 
 
+#: Chromium's own services (updates, sign-in, clock); it may call them whenever it likes, with or without a
+#: page. A request to one of them is the browser's, unless the page names the host itself.
+BROWSER_SERVICE_DOMAINS = (
+    ".google.com",
+    ".googleapis.com",
+    ".gvt1.com",
+    ".gstatic.com",
+    ".googleusercontent.com",
+)
+
+
+def _browsers_own(host: str, source: str, baseline: set[str]) -> bool:
+    if host in source:
+        return False
+    return host in baseline or ("." + host).endswith(BROWSER_SERVICE_DOMAINS)
+
+
 def browser_hosts(browser: str, proxy_port: int) -> set[str]:
     """Hosts Chromium contacts by itself (updates, sign-in) while loading an empty page: not the page's."""
     with tempfile.TemporaryDirectory(prefix="graderctl-empty-") as tmp:
@@ -145,7 +163,7 @@ def check_page(
         bare = Path(tmp) / page.name
         bare.write_text(stripped, encoding="utf-8")
         requests = _proxied(browser, bare, proxy_port)
-    problems += [f"request: {line}" for host, line in requests if host not in ignore]
+    problems += [f"request: {line}" for host, line in requests if not _browsers_own(host, source, ignore)]
 
     if screenshot is not None:
         screenshot.parent.mkdir(parents=True, exist_ok=True)
