@@ -224,3 +224,40 @@ def test_short_or_innocent_values_are_left_alone() -> None:
 
     env = {"SERVICE_PASS": "abc", "LANG": "C.UTF-8", "GIT_AUTHOR_NAME": "Jane Doe", "X_TOKEN": "tok-123456"}
     assert secret_values(["SERVICE_PASS"], env) == ("tok-123456",)
+
+
+def test_secrets_never_reach_reports_or_the_cache(leaky: Path) -> None:
+    import json
+
+    from graderctl.services.calibrate import api_calibrate
+
+    root = leaky
+    grader = root / "graders" / "leaky"
+    grader.mkdir(parents=True)
+    (root / "leaky.py").rename(grader / "leaky.py")
+    (grader / "v1.toml").write_text(
+        'schema_version = 1\nname = "leaky"\nversion = 1\nkind = "command"\ncheck = "claim_support"\n'
+        'description = "t"\n[params]\nargv = ["{python}", "leaky.py", "verdicts"]\nenv = ["SERVICE_PASS"]\n'
+    )
+    cal = root / "calibration_sets" / "cs"
+    cal.mkdir(parents=True)
+    (cal / "manifest.toml").write_text(
+        'schema_version = 1\nname = "cs"\nversion = 1\ncheck = "claim_support"\ndescription = "t"\n'
+        'source = "tests"\n[policy]\nmax_false_accept_rate = 1.0\nmax_false_reject_rate = 1.0\n'
+        "max_error_rate = 1.0\n"
+    )
+    rows = [
+        {
+            "id": f"s{i}",
+            "label": "good" if i % 2 else "bad",
+            "category": "c",
+            "input": claim(f"c{i}").model_dump(),
+        }
+        for i in range(4)
+    ]
+    (cal / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    api_calibrate("leaky@1", root=root)
+    written = [p for p in root.rglob("*") if p.is_file() and p.suffix in {".json", ".md", ".jsonl"}]
+    assert any(p.parent.name == "cs" and p.suffix == ".json" for p in written), written
+    for path in written:
+        _no_secret(path.read_text(encoding="utf-8"))

@@ -572,6 +572,20 @@ def test_a_key_with_odd_characters_is_refused_at_load(
     assert value not in message and "sk-abc" not in message
 
 
+def test_echo_problem_is_a_pure_rule() -> None:
+    from graderctl.kinds.llm_judge import echo_problem
+
+    prompt = 'Judge this claim: the rate rose.\nReply like {"accept": true, "reason": "it says so"}.'
+    assert echo_problem(prompt, prompt) == "the reply repeats the prompt"
+    assert "example answer" in (echo_problem('{"accept": true, "reason": "it says so"}', prompt) or "")
+    assert "example answer" in (echo_problem('{"reason": "it says so", "accept": true}', prompt) or "")
+    assert "a part of the prompt" in (
+        echo_problem("Judge this claim: the rate rose.\nReply like", prompt) or ""
+    )
+    assert echo_problem('{"accept": false, "reason": "the passage says it fell"}', prompt) is None
+    assert echo_problem('{"accept": true}', "no example here") is None
+
+
 def test_a_reply_echoing_the_prompt_is_an_error(prompt_dir: Path) -> None:
     # item 10: the prompt holds an example answer {"accept": true, ...}; echoing it is no verdict
     with FakeOpenAI(mode="echo_prompt") as srv:

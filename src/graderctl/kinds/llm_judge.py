@@ -301,19 +301,22 @@ def _json_objects(text: str) -> list[Any]:
     return found
 
 
-def echo_problem(reply: str, prompt: str) -> str | None:
+def echo_problem(reply: str, prompt: str, examples: list[Any] | None = None) -> str | None:
     """Why ``reply`` is no verdict but the prompt (or a part of it, such as its example answer) repeated,
     or ``None``. A judge that echoes its input has not judged anything: its "verdict" would be whatever the
-    prompt's example says."""
+    prompt's example says. ``examples``: the JSON objects the prompt's template holds (default: those found
+    in ``prompt``)."""
     said, asked = _squeeze(reply), _squeeze(prompt)
     if not said:
         return None
     if said == asked:
         return "the reply repeats the prompt"
-    try:
-        objects = _json_objects(prompt)
-    except RecursionError:
-        objects = []
+    objects = examples
+    if objects is None:
+        try:
+            objects = _json_objects(prompt)
+        except RecursionError:
+            objects = []
     if objects:
         for candidate in [m.group(1) for m in _FENCE.finditer(reply)] + [reply.strip()]:
             try:
@@ -548,6 +551,10 @@ class LLMJudgeGrader(GraderKind):
             self.template = prompt_path.read_text(encoding="utf-8").replace("\r\n", "\n")
         except (OSError, UnicodeDecodeError) as exc:
             raise GraderRunError(f"cannot read the prompt template {prompt_path}: {exc}") from None
+        try:  # the example answers the template shows (a reply repeating one has judged nothing)
+            self._examples = _json_objects(self.template + "\n" + (self.p.system or ""))
+        except RecursionError:
+            self._examples = []
         self._slots = threading.BoundedSemaphore(self.p.concurrency)
         self._client: httpx.Client | None = None
         self._client_lock = threading.Lock()
@@ -654,7 +661,7 @@ class LLMJudgeGrader(GraderKind):
                 usage=usage,
             )
         prompt = "\n".join(m["content"] for m in body["messages"] if isinstance(m, dict) and "content" in m)
-        echo = echo_problem(content, prompt)
+        echo = echo_problem(content, prompt, self._examples)
         if echo is not None:
             return Verdict.failed(
                 f"no verdict: {echo} instead of judging the sample ({_excerpt(self._redact(content))!r}); "
