@@ -558,8 +558,9 @@ def test_key_echoed_in_an_unparseable_reply_is_redacted(
         ("sk-abc def", "a space or tab"),
         ("sk-abc\x07def", "a control character (U+0007)"),
         ("sk-abc\u200bdef", "a non-ASCII character (U+200B)"),
+        ("sk-abcdef\n", "a line break at character 10 of 10"),
     ],
-    ids=["newline", "carriage-return", "space", "bell", "zero-width"],
+    ids=["newline", "carriage-return", "space", "bell", "zero-width", "trailing-newline"],
 )
 def test_a_key_with_odd_characters_is_refused_at_load(
     prompt_dir: Path, monkeypatch, value: str, what: str

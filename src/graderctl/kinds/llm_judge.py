@@ -531,8 +531,8 @@ class LLMJudgeGrader(GraderKind):
         self.url = f"{self.endpoint}/chat/completions"
         self.__key: str | None = None
         if self.p.api_key_env:
-            key = os.environ.get(self.p.api_key_env, "").strip()
-            if not key:
+            key = os.environ.get(self.p.api_key_env, "")
+            if not key.strip():
                 raise GraderRunError(
                     f"no API key for the judge endpoint {self.endpoint}: set the environment variable "
                     f"{self.p.api_key_env} to your API key (the definition's api_key_env names it)"
