@@ -377,5 +377,27 @@ def test_the_checker_sees_arrows() -> None:
     assert sorted(file_io(planted)) == ["open()@8", "os.replace()@10"]
 
 
+#: What ``graderctl.plugin`` exports from its registry half; the plugin API and the kinds never use them.
+REGISTRY_NAMES = frozenset(
+    {"KindRegistry", "broken_kinds", "default_registry", "get_kind", "kind_origin", "kinds", "register"}
+)
+
+
+def test_the_plugin_api_is_apart_from_the_registry() -> None:
+    """A kind gets the API (GraderKind, Verdict, Usage, GradingContext, ...), never the registry."""
+    api = BY_NAME["graderctl.plugin.api"]
+    assert not [t for t, _ in our_imports(api) if t.startswith("graderctl.plugin")]
+    bad = []
+    for module in MODULES:
+        if module.layer != "kinds" and module is not api:
+            continue
+        for node in ast.walk(module.tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("graderctl.plugin"):
+                names = {a.name for a in node.names}
+                if node.module == "graderctl.plugin.registry" or names & REGISTRY_NAMES:
+                    bad.append(f"{where(module, node.lineno)}: {module.name} imports {sorted(names)}")
+    assert not bad, "the registry used where only the plugin API belongs:\n  " + "\n  ".join(bad)
+
+
 def test_the_package_is_typed() -> None:
     assert (PACKAGE / "py.typed").is_file(), "src/graderctl/py.typed marks the package as typed (PEP 561)"

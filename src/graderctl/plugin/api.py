@@ -1,25 +1,9 @@
-"""The grader plugin API.
+"""The grader plugin API: what a grader kind (built-in or third party) is made of and works with.
 
-A grader kind is a class with a ``name``, a pydantic ``Params`` model and a ``grade_batch`` method that grades
-many sample inputs at once. Kinds are found through the entry-point group ``graderctl.graders``; the built-in
-kinds register through that same group, so a third-party kind in another installed package works the same way.
-
-A minimal third-party kind::
-
-    class AlwaysAccept(GraderKind):
-        name = "always_accept"
-        checks = frozenset({Check.claim_support})
-
-        class Params(BaseModel):
-            model_config = ConfigDict(extra="forbid")
-
-        def grade_batch(self, inputs):
-            return [Verdict.accept("accepts everything") for _ in inputs]
-
-registered in its ``pyproject.toml`` as::
-
-    [project.entry-points."graderctl.graders"]
-    always_accept = "my_package.module:AlwaysAccept"
+``GraderKind`` (the base class), ``Verdict`` and ``Usage`` (what it returns), ``GradingContext``, ``Member``
+and ``Corpus`` (what it may consult), ``BandParams`` and :func:`decide` (an optional abstention band). This
+module knows nothing of how kinds are found: that is :mod:`graderctl.plugin.registry`. Import both through
+:mod:`graderctl.plugin`.
 """
 
 from __future__ import annotations
@@ -27,18 +11,16 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from graderctl.errors import PluginError
 from graderctl.models.base import Check
 from graderctl.models.calset import CorpusDocument, SampleInput
 from graderctl.models.grader import JudgeSpec
 
-ENTRY_POINT_GROUP = "graderctl.graders"
+__all__ = ["BandParams", "Corpus", "GraderKind", "GradingContext", "Member", "Usage", "Verdict", "decide"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -304,110 +286,3 @@ class Corpus:
             if key not in self._derived:
                 self._derived[key] = build()
             return self._derived[key]
-
-
-# --- registry -----------------------------------------------------------------------------------------
-
-_registry: dict[str, type[GraderKind]] | None = None
-#: Where each registered kind comes from: ``"<distribution> <version>"`` for an entry point, else the
-#: ``origin`` given to :func:`register`.
-_origins: dict[str, str] = {}
-#: Entry points that could not be loaded, by kind name: the reason. A broken plugin does not stop the kinds
-#: of other packages from working; using the broken kind raises :class:`PluginError` with this reason.
-_broken: dict[str, str] = {}
-_registry_lock = threading.Lock()
-
-
-def validate_kind(cls: object, origin: str) -> type[GraderKind]:
-    """Check a kind when it registers, so a malformed plugin fails loudly and early."""
-    if not (isinstance(cls, type) and issubclass(cls, GraderKind)):
-        raise PluginError(f"{origin}: a grader kind must subclass graderctl.plugin.GraderKind, got {cls!r}")
-    name = getattr(cls, "name", None)
-    if not isinstance(name, str) or not name:
-        raise PluginError(f"{origin}: {cls.__name__} has no `name` class attribute")
-    params = getattr(cls, "Params", None)
-    if not (isinstance(params, type) and issubclass(params, BaseModel)):
-        raise PluginError(f"{origin}: {cls.__name__}.Params must be a pydantic BaseModel")
-    if cls.grade_batch is GraderKind.grade_batch:
-        raise PluginError(f"{origin}: {cls.__name__} does not implement grade_batch()")
-    return cls
-
-
-def register(cls: type[GraderKind], *, origin: str = "register()") -> None:
-    """Register a kind by hand (tests, notebooks). Duplicate names are rejected."""
-    registry = kinds()
-    validate_kind(cls, origin)
-    if cls.name in registry and registry[cls.name] is not cls:
-        raise PluginError(
-            f"{origin}: grader kind {cls.name!r} is already registered by {registry[cls.name]!r}"
-        )
-    registry[cls.name] = cls
-    _origins.setdefault(cls.name, origin)
-
-
-def _distribution(ep: EntryPoint) -> str:
-    dist = getattr(ep, "dist", None)
-    if dist is None:
-        return "unknown distribution"
-    return f"{dist.metadata['Name'] or dist.name} {dist.version}"
-
-
-def kinds() -> dict[str, type[GraderKind]]:
-    """All registered kinds, loaded once from the ``graderctl.graders`` entry points. An entry point that
-    cannot be loaded (import error, not a valid kind, a name clash) is left out and recorded in
-    :func:`broken_kinds`: one broken plugin does not break the kinds of every other package."""
-    global _registry
-    with _registry_lock:
-        if _registry is None:
-            found: dict[str, type[GraderKind]] = {}
-            for ep in entry_points(group=ENTRY_POINT_GROUP):
-                where = f"{_distribution(ep)}: entry point {ep.name} = {ep.value}"
-                try:
-                    cls = validate_kind(ep.load(), where)
-                    if cls.name != ep.name:
-                        raise PluginError(
-                            f"{where}: entry-point name differs from the kind's name {cls.name!r}"
-                        )
-                except PluginError as exc:
-                    _broken[ep.name] = str(exc)
-                    continue
-                except Exception as exc:  # whatever the plugin's import raises
-                    _broken[ep.name] = f"{where}: could not be imported: {type(exc).__name__}: {exc}"
-                    continue
-                if ep.name in _broken or (ep.name in found and found[ep.name] is not cls):
-                    first = _origins.get(ep.name, "another entry point")
-                    _broken[ep.name] = (
-                        f"grader kind {ep.name!r} is registered by two packages "
-                        f"({first}; {_distribution(ep)}): uninstall one of them"
-                    )
-                    found.pop(ep.name, None)
-                    continue
-                found[ep.name] = cls
-                _origins[ep.name] = _distribution(ep)
-            _registry = found
-        return _registry
-
-
-def broken_kinds() -> dict[str, str]:
-    """Entry points of ``graderctl.graders`` that could not be loaded, by kind name: why."""
-    kinds()
-    return dict(_broken)
-
-
-def kind_origin(name: str) -> str:
-    """Where a registered kind comes from: ``"<distribution> <version>"``, or how it was registered."""
-    kinds()
-    return _origins.get(name, "unknown")
-
-
-def get_kind(name: str) -> type[GraderKind]:
-    registry = kinds()
-    if name not in registry and name in _broken:
-        raise PluginError(f"grader kind {name!r} cannot be used: {_broken[name]}")
-    if name not in registry:
-        known = ", ".join(sorted(registry)) or "none"
-        raise PluginError(
-            f"unknown grader kind {name!r}; known kinds: {known}. "
-            "Fix: use one of these, or install the package that provides the kind."
-        )
-    return registry[name]
