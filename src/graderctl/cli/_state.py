@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import typer
 
@@ -60,6 +62,21 @@ def project_root() -> Path:
             ],
         )
     return path
+
+
+def write_bytes(chunks: Iterable[bytes]) -> None:
+    """Write already-encoded output (UTF-8) to stdout as it comes, without a text layer."""
+    out = sys.stdout
+    out.flush()
+    buffer: BinaryIO | None = getattr(out, "buffer", None)
+    if buffer is None:  # a text-only stream (tests capturing output)
+        for chunk in chunks:
+            out.write(chunk.decode("utf-8"))
+        out.flush()
+        return
+    for chunk in chunks:
+        buffer.write(chunk)
+    buffer.flush()
 
 
 def err(message: str) -> None:

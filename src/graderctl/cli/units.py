@@ -10,7 +10,6 @@ Exit codes: 0 done; 2 bad usage; 3 invalid trials or corpus. ``--format json`` p
 
 from __future__ import annotations
 
-import json
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -46,7 +45,9 @@ def units(
         for note in notes:
             _state.err(f"note: {note}")
     if fmt is Format.json:
-        typer.echo(json.dumps(document, ensure_ascii=False, separators=(",", ":")))
+        from graderctl.render.units import units_json_chunks
+
+        _state.write_bytes(units_json_chunks(document))
         return
     from graderctl.models.units import UnitsDocument
 

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from typing import Any
+
+import msgspec
 
 from graderctl.models.units import UnitsDocument
 
@@ -74,3 +78,31 @@ def render_units_text(doc: UnitsDocument) -> str:
         )
     out.append(f"parser: {doc.parser.name}@{doc.parser.version} ({doc.parser.fingerprint[:19]}…)")
     return "\n".join(out) + "\n"
+
+
+def units_json_chunks(doc: dict[str, Any]) -> Iterator[bytes]:
+    """The units document as compact UTF-8 JSON, byte for byte what ``json.dumps(doc, ensure_ascii=False,
+    separators=(",", ":"))`` gives (then a line break), in pieces: each trial is encoded by msgspec (several
+    times faster; trials hold only strings, integers, booleans and nulls, which both encode alike), the rest
+    (which holds the one float, ``citation_coverage``) by :mod:`json`."""
+    head = {k: v for k, v in doc.items() if k != "trials"}
+    text = json.dumps(head, ensure_ascii=False, separators=(",", ":"))
+    if "trials" not in doc:
+        yield (text + "\n").encode("utf-8")
+        return
+    yield (text[:-1] + ("," if head else "") + '"trials":[').encode("utf-8")
+    encoder = msgspec.json.Encoder()
+    batch = bytearray()
+    for i, row in enumerate(doc["trials"]):
+        if i:
+            batch += b","
+        try:
+            batch += encoder.encode(row)
+        except (msgspec.EncodeError, UnicodeError, TypeError, OverflowError):
+            # a string msgspec cannot encode (a lone surrogate): \\u escapes, still one valid JSON document
+            batch += json.dumps(row, separators=(",", ":")).encode("ascii")
+        if len(batch) > 1 << 20:
+            yield bytes(batch)
+            batch.clear()
+    batch += b"]}\n"
+    yield bytes(batch)

@@ -21,7 +21,6 @@ A check that finds no unit at all in a trial is not passed (:data:`NO_CITATIONS`
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,11 +28,9 @@ from typing import Any, Literal
 
 from graderctl.models.base import Check
 from graderctl.models.calset import (
-    Citation,
     ClaimSupportInput,
     CorpusDocument,
     CoverageInput,
-    Evidence,
     SampleInput,
     SourceExistenceInput,
 )
@@ -177,44 +174,59 @@ def _missing_reason(cit: ViewCitation) -> str:
     return f"cites source {cit.source_id!r}, which is not in the report's sources (a fabricated reference)"
 
 
-def citation_units(trial: Trial, view: ReportView | None = None) -> list[Unit]:
-    view = view if view is not None else report_view(trial)
+def _citation_plan(view: ReportView) -> list[tuple[str, dict[str, Any] | None, str | None]]:
+    """``(unit id, input, failure)`` of each ``source_existence`` unit: ``input`` is the unit's
+    :class:`SourceExistenceInput` as plain JSON (what ``model_dump(mode="json", exclude_none=True)`` gives),
+    built without pydantic; ``None`` with a ``failure`` for a unit that fails without grading."""
     sources = view.sources
-    units: list[Unit] = []
-    used: Counter[str] = Counter()
+    plan: list[tuple[str, dict[str, Any] | None, str | None]] = []
+    used: dict[str, int] = {}
     for claim in view.claims:
         for index, cit in enumerate(claim.citations, start=1):
             label = cit.source_id or cit.marker or f"#{index}"
             uid = f"citation:{claim.id}/{label}"
-            used[uid] += 1
-            if used[uid] > 1:
-                uid += f"#{used[uid]}"
+            times = used[uid] = used.get(uid, 0) + 1
+            if times > 1:
+                uid += f"#{times}"
+            citation: dict[str, Any]
             if cit.source_id is not None or cit.marker is not None:
                 source = sources.get(cit.source_id) if cit.source_id is not None else None
                 if source is None:
-                    units.append(Unit(uid, failure=_missing_reason(cit)))
+                    plan.append((uid, None, _missing_reason(cit)))
                     continue
                 if source.url or source.doi:
-                    citation = Citation(url=source.url, doi=source.doi, title=source.title, quote=cit.quote)
+                    citation = {"url": source.url, "doi": source.doi, "title": source.title}
                 elif source.origin == "structured":
-                    citation = Citation(source_id=source.id, title=source.title, quote=cit.quote)
+                    citation = {"source_id": source.id, "title": source.title}
                 else:
                     shown = f" ({source.title!r})" if source.title else ""
-                    units.append(
-                        Unit(
+                    plan.append(
+                        (
                             uid,
-                            failure=f"source {source.marker or source.id}{shown} gives no URL or DOI, so "
+                            None,
+                            f"source {source.marker or source.id}{shown} gives no URL or DOI, so "
                             "whether it exists cannot be checked",
                         )
                     )
                     continue
             elif cit.url or cit.doi:
-                citation = Citation(url=cit.url, doi=cit.doi, title=cit.title, quote=cit.quote)
+                citation = {"url": cit.url, "doi": cit.doi, "title": cit.title}
             else:
-                units.append(Unit(uid, failure="the citation names no source (no source_id, url or doi)"))
+                plan.append((uid, None, "the citation names no source (no source_id, url or doi)"))
                 continue
-            units.append(Unit(uid, input=SourceExistenceInput(citation=citation)))
-    return units
+            citation["quote"] = cit.quote
+            plan.append((uid, {"citation": {k: v for k, v in citation.items() if v is not None}}, None))
+    return plan
+
+
+def citation_units(trial: Trial, view: ReportView | None = None) -> list[Unit]:
+    view = view if view is not None else report_view(trial)
+    return [
+        Unit(uid, failure=failure)
+        if payload is None
+        else Unit(uid, input=SourceExistenceInput.model_validate(payload))
+        for uid, payload, failure in _citation_plan(view)
+    ]
 
 
 def _corpus_document(source: ViewSource | ViewCitation, corpus: Corpus | None) -> CorpusDocument | None:
@@ -235,16 +247,19 @@ def _corpus_document(source: ViewSource | ViewCitation, corpus: Corpus | None) -
     return doc
 
 
-def claim_units(trial: Trial, corpus: Corpus | None, view: ReportView | None = None) -> list[Unit]:
-    view = view if view is not None else report_view(trial)
+def _claim_plan(
+    view: ReportView, corpus: Corpus | None
+) -> list[tuple[str, dict[str, Any] | None, str | None]]:
+    """``(unit id, input, failure)`` of each ``claim_support`` unit, ``input`` as plain JSON (see
+    :func:`_citation_plan`)."""
     sources = view.sources
-    units: list[Unit] = []
+    units: list[tuple[str, dict[str, Any] | None, str | None]] = []
     for claim in view.claims:
         uid = f"claim:{claim.id}"
         if not claim.citations:
-            units.append(Unit(uid, failure="the claim cites no source, so nothing supports it"))
+            units.append((uid, None, "the claim cites no source, so nothing supports it"))
             continue
-        evidence: list[Evidence] = []
+        evidence: list[dict[str, str]] = []
         seen: set[str] = set()
         unresolved: list[str] = []
         for index, cit in enumerate(claim.citations, start=1):
@@ -264,14 +279,14 @@ def claim_units(trial: Trial, corpus: Corpus | None, view: ReportView | None = N
             if doc is not None:
                 if doc.id not in seen:
                     seen.add(doc.id)
-                    evidence.append(Evidence(source_id=doc.id))
+                    evidence.append({"source_id": doc.id})
                 continue
             text = target.text if isinstance(target, ViewSource) else None
             if text and text.strip():
                 key = "text:" + text
                 if key not in seen:
                     seen.add(key)
-                    evidence.append(Evidence(text=text))
+                    evidence.append({"text": text})
                 continue
             unresolved.append(
                 f"{name} ("
@@ -280,11 +295,21 @@ def claim_units(trial: Trial, corpus: Corpus | None, view: ReportView | None = N
             )
         if not evidence:
             units.append(
-                Unit(uid, failure="no evidence to check the claim against: cites " + "; ".join(unresolved))
+                (uid, None, "no evidence to check the claim against: cites " + "; ".join(unresolved))
             )
             continue
-        units.append(Unit(uid, input=ClaimSupportInput(claim=claim.text, evidence=evidence)))
+        units.append((uid, {"claim": claim.text, "evidence": evidence}, None))
     return units
+
+
+def claim_units(trial: Trial, corpus: Corpus | None, view: ReportView | None = None) -> list[Unit]:
+    view = view if view is not None else report_view(trial)
+    return [
+        Unit(uid, failure=failure)
+        if payload is None
+        else Unit(uid, input=ClaimSupportInput.model_validate(payload))
+        for uid, payload, failure in _claim_plan(view, corpus)
+    ]
 
 
 def coverage_unit(trial: Trial) -> Unit | None:
@@ -317,24 +342,27 @@ def build_units(
 # and which the tests validate real documents against.
 
 
-def _check_units(units: list[Unit] | None, check: Check, trial: Trial) -> dict[str, Any]:
-    if units is None:
+def _check_units(
+    plan: list[tuple[str, dict[str, Any] | None, str | None]] | None, check: Check, trial: Trial
+) -> dict[str, Any]:
+    if plan is None:
         return {"applies": False, "units": [], "note": "the task has no nuggets"}
     note = None
-    if not units and check in CITATION_CHECKS:
+    if not plan and check in CITATION_CHECKS:
         note = NO_CITATIONS + ("" if trial.task.requires_citations else "; not required by the task")
     return {
         "applies": True,
-        "units": [
-            {
-                "id": u.id,
-                "input": None if u.input is None else u.input.model_dump(mode="json", exclude_none=True),
-                "failure": u.failure,
-            }
-            for u in units
-        ],
+        "units": [{"id": uid, "input": payload, "failure": failure} for uid, payload, failure in plan],
         "note": note,
     }
+
+
+def _coverage_plan(trial: Trial) -> list[tuple[str, dict[str, Any] | None, str | None]] | None:
+    unit = coverage_unit(trial)
+    if unit is None:
+        return None
+    assert unit.input is not None
+    return [(unit.id, unit.input.model_dump(mode="json", exclude_none=True), None)]
 
 
 def trial_units(trial: Trial, corpus: Corpus | None) -> dict[str, Any]:
@@ -390,9 +418,11 @@ def trial_units(trial: Trial, corpus: Corpus | None) -> dict[str, Any]:
             {"text": text, "span": list(span) if span is not None else None} for text, span in view.uncited
         ],
         "missing_sources": [{"claim": c, "marker": m} for c, m in view.missing],
+        # the same units as build_units, as plain JSON without building a pydantic model per unit
         "checks": {
-            check.value: _check_units(build_units(check, trial, corpus, view), check, trial)
-            for check in (Check.source_existence, Check.claim_support, Check.coverage)
+            Check.source_existence.value: _check_units(_citation_plan(view), Check.source_existence, trial),
+            Check.claim_support.value: _check_units(_claim_plan(view, corpus), Check.claim_support, trial),
+            Check.coverage.value: _check_units(_coverage_plan(trial), Check.coverage, trial),
         },
     }
 
