@@ -17,7 +17,7 @@ def test_same_bytes_as_json_dumps() -> None:
     rows = [
         {
             "task_id": f"t{i}",
-            "text": "Prix « 3 € » — naïve\u2028\ttab\x01 \"q\" \\ 😀",
+            "text": 'Prix « 3 € » — naïve\u2028\ttab\x01 "q" \\ 😀',
             "span": [i, i + 10],
             "ok": i % 2 == 0,
             "none": None,
