@@ -146,3 +146,15 @@ def test_the_tables_show_the_bound_the_verdict_uses_when_the_clustered_one_is_la
     assert f"{shown} (clustered)" in row and binomial not in row
     md_row = next(line for line in render_markdown(report).splitlines() if line.startswith("| false accept"))
     assert f"{shown} (clustered)" in md_row and binomial not in md_row
+
+
+def test_the_verdict_names_a_set_that_cannot_support_its_policy(tmp_path: Path) -> None:
+    samples = [sample("b0", "bad", "x"), sample("g0", "good", "x")]
+    write_set(tmp_path, "s", samples, far=1.0, frr=1.0, err=1.0)
+    write_grader(tmp_path, "scripted", "test_scripted")
+    grader, cal_set = find_grader("scripted@1", tmp_path), find_set("s", tmp_path)
+    verdicts = [Verdict.reject("no"), Verdict.accept("yes")]
+    report = report_from_outcomes(grader, cal_set, outcomes_from_verdicts(cal_set.samples, verdicts))
+    assert not report.trusted and all(c.passed for c in report.policy_checks)
+    assert "NOT TRUSTED: the set cannot support its own policy" in render_text(report).splitlines()[0]
+    assert "accepts any rate" in render_markdown(report)

@@ -35,6 +35,8 @@ def verdict_line(report: CalibrationReport) -> str:
     if report.trusted:
         return "TRUSTED: the grader meets the set's policy"
     failed = [c for c in report.policy_checks if not c.passed]
+    if not failed and not (report.set_supports_policy or {}).get("supported", True):
+        return "NOT TRUSTED: the set cannot support its own policy (too small, or a limit of 1)"
     what = ", ".join(check_name(c) for c in failed) or "the policy"
     return f"NOT TRUSTED: {what} not within the policy"
 
