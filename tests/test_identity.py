@@ -209,6 +209,8 @@ EVASIVE_SPELLINGS = [
     "bedrock/openai.gpt-4o",
     "vertex_ai/gpt-4o",
     "openrouter\\openai\\gpt-4o",
+    "OpenAI: gpt-4o",
+    "openai / gpt-4o",
 ]
 
 
@@ -239,3 +241,12 @@ def test_full_width_and_dashed_judge_names_match_their_family(shipped: FamilyMap
     # the judge's own name may be the odd one; family patterns see the cleaned name too
     assert shipped.identify("\uff47\uff50\uff54\u2010\uff14\uff4f\u2010mini").family == "gpt-4o"
     assert shipped.identify("claude_3_5_sonnet").family == "claude-3_5"
+
+
+@pytest.mark.parametrize("generator", ["azure-gpt-4o", "openai-gpt-4o-2024-08-06", "OpenAI_GPT_4o"])
+def test_a_provider_glued_on_with_a_hyphen_is_the_model(shipped: FamilyMap, generator: str) -> None:
+    judge = shipped.identify("gpt-4o-2024-08-06", "openai")
+    match = self_grading(judge, shipped.identify(generator))
+    assert match is not None and match.relation == "same_model"
+    # but only when what follows is a known model: an unknown name keeps its spelling
+    assert shipped.identify("openai-house-model").canonical == "openai-house-model"

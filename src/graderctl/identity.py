@@ -287,9 +287,17 @@ class FamilyMap:
 
     def identify(self, model: str, provider: str | None = None) -> ModelRef:
         canonical = self.canonical(model)
-        return ModelRef(
-            raw=model, provider=provider, canonical=canonical, family=self.family_of_canonical(canonical)
-        )
+        family = self.family_of_canonical(canonical)
+        if family is None:
+            # A provider glued on with a hyphen (azure-gpt-4o, openai-gpt-4o-mini): when what follows is a
+            # known model, that is the model.
+            head, _, rest = canonical.partition("-")
+            if rest and head in _PROVIDERS:
+                inner = self.canonical(rest)
+                inner_family = self.family_of_canonical(inner)
+                if inner_family is not None:
+                    canonical, family = inner, inner_family
+        return ModelRef(raw=model, provider=provider, canonical=canonical, family=family)
 
     def families(self) -> list[str]:
         return sorted({p.family for p in self.patterns})
