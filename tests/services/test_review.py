@@ -253,3 +253,29 @@ def test_review_path_may_not_overwrite_an_input(
     )
     assert code == ExitCode.USAGE_ERROR, out + err
     assert corpus.read_text().startswith('{"id": "doc-t1"')
+
+
+def test_validate_knows_review_files(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    item = {
+        "schema_version": 1,
+        "type": "review",
+        "task_id": "t",
+        "trial_id": "t-1",
+        "check": "claim_support",
+        "unit": "claim:c1",
+        "status": "undecided",
+        "grader": "g@1",
+        "fingerprint": "sha256:x",
+        "input": {"claim": "c", "evidence": [{"text": "e"}]},
+        "label": None,
+    }
+    path = tmp_path / "results.review.jsonl"  # not a results file, despite its name
+    path.write_text(json.dumps(item) + "\n" + json.dumps({**item, "label": "maybe"}) + "\n")
+    code, out, err = run(capsys, tmp_path, "validate", str(path))
+    assert code == ExitCode.INVALID_INPUT
+    assert "results.review.jsonl:2: /label" in out + err and "/success" not in out + err
+    other = tmp_path / "reviewed.jsonl"
+    other.write_text(json.dumps(item) + "\n")
+    code, out, err = run(capsys, tmp_path, "validate", str(other))
+    assert code == 0, out + err
+    assert "review" in out + err

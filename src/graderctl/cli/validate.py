@@ -21,6 +21,7 @@ class AsType(StrEnum):
     results = "results"
     samples = "samples"
     manifest = "manifest"
+    review = "review"
 
 
 class Format(StrEnum):

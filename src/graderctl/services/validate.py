@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict
 from graderctl.errors import InvalidInputError, Problem
 from graderctl.models.base import Check
 from graderctl.models.results import GradedResult
+from graderctl.models.review import ReviewItem
 from graderctl.models.trials import Trial
 from graderctl.store.lock import check_graders, read_lock_at
 from graderctl.store.problems import ProblemSink, note_duplicate_trial
@@ -45,8 +46,17 @@ from graderctl.store.project import (
 )
 from graderctl.store.readers import BOM, display_path, iter_jsonl_models, paused_gc, read_toml
 
-FileType = Literal["grader", "set", "corpus", "trials", "results", "samples", "manifest"]
-FILE_TYPES: tuple[FileType, ...] = ("grader", "set", "corpus", "trials", "results", "samples", "manifest")
+FileType = Literal["grader", "set", "corpus", "trials", "results", "samples", "manifest", "review"]
+FILE_TYPES: tuple[FileType, ...] = (
+    "grader",
+    "set",
+    "corpus",
+    "trials",
+    "results",
+    "samples",
+    "manifest",
+    "review",
+)
 
 
 class _AnyObject(BaseModel):
@@ -126,6 +136,8 @@ def classify(path: Path) -> Kind | None:
         return "set"
     if name == CORPUS_NAME or name.endswith(".corpus.jsonl"):
         return "corpus"
+    if name.endswith(".review.jsonl"):
+        return "review"
     if name.endswith(".jsonl") and "trials" in name:
         return "trials"
     if name.endswith(".jsonl") and "results" in name:
@@ -196,6 +208,8 @@ def sniff(path: Path) -> tuple[FileType | None, Check | None]:
     if first is None:
         return None, None
     keys = set(first)
+    if first.get("type") == "review":
+        return "review", None
     if "label" in keys and "input" in keys:
         return "samples", _samples_check(path, first)
     if "success" in keys:
@@ -262,6 +276,8 @@ class _Run:
                 checked.records = _check_trials(path, shown, self.sink)
             elif kind == "results":
                 checked.records = _check_results(path, shown, self.sink)
+            elif kind == "review":
+                checked.records = _check_review(path, shown, self.sink)
             elif kind == "samples":
                 check = _samples_check(path)
                 if check is None:
@@ -415,9 +431,9 @@ def _cannot_tell(shown: str, name: str) -> Problem:
         file=shown,
         message="cannot tell what this file is",
         expected="graders/<name>/v<N>.toml, a set's manifest.toml or samples.jsonl, corpus.jsonl, "
-        "*trials*.jsonl or *results*.jsonl",
+        "*trials*.jsonl, *results*.jsonl or *.review.jsonl",
         got=repr(name),
-        fix="rename it, or say what it is with --as grader|set|corpus|trials|results|samples|manifest",
+        fix="rename it, or say what it is with --as grader|set|corpus|trials|results|samples|manifest|review",
     )
 
 
@@ -490,6 +506,11 @@ def _check_results(path: Path, shown: str, sink: ProblemSink) -> int:
             n += 1
             note_duplicate_trial(seen, result.task_id, result.trial_id, line, shown, sink)
     return n
+
+
+def _check_review(path: Path, shown: str, sink: ProblemSink) -> int:
+    """A review file written by ``score`` (each line a :class:`ReviewItem`; labels may still be empty)."""
+    return sum(1 for _ in iter_jsonl_models(path, ReviewItem, shown=shown, sink=sink, strict=False))
 
 
 def _unique_ids(ids: list[str], base: str, what: str, line: int, shown: str, sink: ProblemSink) -> None:
