@@ -63,6 +63,7 @@ OUTCOMES = [RNG.random() < 0.3 for _ in range(120)]
 GROUPS: list[str | None] = [f"g{i // 3}" if i % 5 else None for i in range(120)]
 OLD = [RNG.random() < 0.6 for _ in range(80)]
 NEW = [v if RNG.random() < 0.8 else not v for v in OLD]
+DECIDED: list[bool | None] = [None if i % 7 == 0 else v for i, v in enumerate(NEW)]
 OLD_SCORES = [RNG.random() for _ in range(60)]
 NEW_SCORES = [v + RNG.gauss(0.05, 0.1) for v in OLD_SCORES]
 CLUSTERS = [f"t{i % 12}" for i in range(60)]
@@ -334,6 +335,52 @@ CASES: dict[str, Case] = {
         degenerate=[((5, 10, 6, 10, 5, 10), {})],
         undefined_part=lambda r: r.value,
         bounds=_rate,
+    ),
+    "error_counts": Case(
+        stats.error_counts,
+        valid=[((OLD, DECIDED), {})],
+        bad=[
+            (([True], ["yes"]), {}, "y_pred"),
+            (([None], [True]), {}, "y_true"),
+            (([True, False], [True]), {}, "y_pred"),
+            (("ab", [True, True]), {}, "y_true"),
+        ],
+        reorder=lambda args: _shuffle_together(args[0], args[1]),
+    ),
+    "false_accept_rate": Case(
+        stats.false_accept_rate,
+        valid=[((OLD, DECIDED), {})],
+        bad=[
+            (([False], [True]), {"zero_division": 0}, "zero_division"),
+            (([True, False], [True]), {}, "y_pred"),
+        ],
+        degenerate=[(([True, False], [True, None]), {})],
+        bounds=lambda r: (r, 0.0, 1.0),
+        reorder=lambda args: _shuffle_together(args[0], args[1]),
+    ),
+    "false_reject_rate": Case(
+        stats.false_reject_rate,
+        valid=[((OLD, DECIDED), {})],
+        bad=[
+            (([True], [True]), {"zero_division": "ignore"}, "zero_division"),
+            (([1.5], [True]), {}, "y_true"),
+        ],
+        degenerate=[(([False, True], [True, None]), {})],
+        bounds=lambda r: (r, 0.0, 1.0),
+        reorder=lambda args: _shuffle_together(args[0], args[1]),
+    ),
+    # No reorder case: ``flipped`` lists item indices, which a reordering moves by definition (the counts'
+    # order invariance is tested in test_outcomes.py).
+    "paired_outcomes": Case(
+        stats.paired_outcomes,
+        valid=[((OLD, NEW), {})],
+        bad=[
+            (([True], [True, False]), {}, "y_b"),
+            (([0.5], [True]), {}, "y_a"),
+            (("ab", [True, True]), {}, "y_a"),
+        ],
+        degenerate=[(([True] * 4, [True] * 4), {})],
+        undefined_part=lambda r: r.kappa,
     ),
 }
 
