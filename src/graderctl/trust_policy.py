@@ -132,7 +132,7 @@ def evidence_from_outcomes(outcomes: Sequence[SampleOutcome]) -> OutcomeEvidence
     is an error or, with ``undecided``, an abstention; both are counted apart from the rates. When any
     sample carries a ``group`` the cluster bootstrap runs over the graded samples of each label (the same
     computation ``calibrate`` reports)."""
-    from graderctl.stats import cluster_bootstrap_rate
+    from graderctl.stats import cluster_bootstrap_rate, error_counts
 
     bad = [o for o in outcomes if o.label == Label.bad]
     good = [o for o in outcomes if o.label == Label.good]
@@ -150,12 +150,14 @@ def evidence_from_outcomes(outcomes: Sequence[SampleOutcome]) -> OutcomeEvidence
     frr_events = [not o.accepted for o in good_graded]
     far_c = clustered(far_events, bad_graded)
     frr_c = clustered(frr_events, good_graded)
+    labelled = bad + good
+    counts = error_counts([o.label == Label.good for o in labelled], [o.accepted for o in labelled])
     evidence = Evidence(
         false_accepts=RateEvidence(
-            sum(far_events), len(far_events), len(bad), None if far_c is None else far_c.upper_95
+            counts.false_accepts, counts.n_bad, len(bad), None if far_c is None else far_c.upper_95
         ),
         false_rejects=RateEvidence(
-            sum(frr_events), len(frr_events), len(good), None if frr_c is None else frr_c.upper_95
+            counts.false_rejects, counts.n_good, len(good), None if frr_c is None else frr_c.upper_95
         ),
         errors=sum(1 for o in outcomes if o.accepted is None and not o.undecided),
         n_samples=len(outcomes),

@@ -36,7 +36,7 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from graderctl.errors import InvalidInputError, Problem
 from graderctl.models.base import Label
@@ -58,6 +58,9 @@ from graderctl.models.reports import SampleOutcome
 from graderctl.runner import ProgressCallback
 from graderctl.services.running import DEFAULT_RUN, RunOptions
 from graderctl.store.project import REPORTS_DIR, LoadedGrader, LoadedSet
+
+if TYPE_CHECKING:
+    from graderctl.stats import PairedOutcomes
 
 DEFAULT_MARGIN = 0.02
 #: Two-sided confidence of the intervals compared with the margin (TOST at the 5% level).
@@ -220,7 +223,7 @@ def stratum_comparison(
 ) -> tuple[StratumComparison, list[str]]:
     """Compare the outcomes of OLD and NEW on the samples of one stratum (pure). Returns the stratum and
     the warnings it raises."""
-    from graderctl.stats import cluster_bootstrap_mean_difference, cohen_kappa, paired_difference
+    from graderctl.stats import cluster_bootstrap_mean_difference, paired_difference, paired_outcomes
 
     warn: list[str] = []
     noun = _noun(label)
@@ -236,11 +239,12 @@ def stratum_comparison(
         for o, w in sorted(graded, key=lambda pair: pair[0].id)
         if o.accepted != w.accepted
     ]
+    outcomes: PairedOutcomes = _quiet(lambda: paired_outcomes(old_acc, new_acc))
     table = PairedTable(
-        both_accept=sum(1 for a, b in zip(old_acc, new_acc, strict=True) if a and b),
-        old_accept_new_reject=sum(1 for a, b in zip(old_acc, new_acc, strict=True) if a and not b),
-        old_reject_new_accept=sum(1 for a, b in zip(old_acc, new_acc, strict=True) if b and not a),
-        both_reject=sum(1 for a, b in zip(old_acc, new_acc, strict=True) if not a and not b),
+        both_accept=outcomes.both_true,
+        old_accept_new_reject=outcomes.a_only,
+        old_reject_new_accept=outcomes.b_only,
+        both_reject=outcomes.both_false,
     )
     needed = min_n_for_margin(margin, confidence)
     supports = needed is not None and n >= needed
@@ -257,8 +261,9 @@ def stratum_comparison(
         tango = _Interval(paired.diff, paired.ci_low, paired.ci_high)
         decisive = tango
         old_rate, new_rate = sum(old_acc) / n, sum(new_acc) / n
-        agreement = (n - b - c) / n
-        kappa = _quiet(lambda: cohen_kappa(old_acc, new_acc))
+        agreement = outcomes.agreement
+        assert agreement is not None  # n > 0
+        kappa = outcomes.kappa
         if kappa is None:
             warn.append(
                 f"{noun}: Cohen's kappa is undefined: both versions gave one and the same outcome to every "
@@ -494,7 +499,7 @@ def compare_outcomes(
     confidence: float = CONFIDENCE,
 ) -> tuple[SetComparison, list[FailedStratum], list[str]]:
     """Every number of one set's comparison from the two versions' outcomes (pure)."""
-    from graderctl.stats import cohen_kappa
+    from graderctl.stats import paired_outcomes
 
     pairs = list(_pairs(cal_set, old, new))
     warn: list[str] = []
@@ -539,8 +544,9 @@ def compare_outcomes(
     if graded:
         a = [bool(o.accepted) for o, _ in graded]
         b = [bool(w.accepted) for _, w in graded]
-        overall["agreement"] = sum(1 for x, y in zip(a, b, strict=True) if x == y) / len(graded)
-        overall["kappa"] = _quiet(lambda: cohen_kappa(a, b))
+        outcomes: PairedOutcomes = _quiet(lambda: paired_outcomes(a, b))
+        overall["agreement"] = outcomes.agreement
+        overall["kappa"] = outcomes.kappa
         if overall["kappa"] is None:
             warn.append(
                 f"set {cal_set.name}: Cohen's kappa over all samples is undefined: both versions gave one "
@@ -880,12 +886,7 @@ def replay_from_records(
     confidence: float = CONFIDENCE,
 ) -> tuple[ReplayComparison, list[FailedStratum], list[str]]:
     """Every number of the replay stratum from the per-trial outcomes (pure)."""
-    from graderctl.stats import (
-        cluster_bootstrap_mean_difference,
-        cohen_kappa,
-        equivalent_within,
-        mcnemar_exact,
-    )
+    from graderctl.stats import cluster_bootstrap_mean_difference, equivalent_within, paired_outcomes
 
     warn: list[str] = []
     graded = [r for r in records if r.old is not None and r.new is not None]
@@ -895,13 +896,13 @@ def replay_from_records(
     errors = ErrorCounts(old=err_old, new=err_new, excluded=len(records) - n)
     old_ok = [bool(r.old) for r in graded]
     new_ok = [bool(r.new) for r in graded]
-    b = sum(1 for o, w in zip(old_ok, new_ok, strict=True) if o and not w)
-    c = sum(1 for o, w in zip(old_ok, new_ok, strict=True) if w and not o)
+    outcomes: PairedOutcomes = _quiet(lambda: paired_outcomes(old_ok, new_ok))
+    b, c = outcomes.a_only, outcomes.b_only
     table = PairedTable(
-        both_accept=sum(1 for o, w in zip(old_ok, new_ok, strict=True) if o and w),
+        both_accept=outcomes.both_true,
         old_accept_new_reject=b,
         old_reject_new_accept=c,
-        both_reject=sum(1 for o, w in zip(old_ok, new_ok, strict=True) if not o and not w),
+        both_reject=outcomes.both_false,
     )
     flipped = [
         FlippedTrial(
@@ -930,9 +931,9 @@ def replay_from_records(
         if len(set(tasks)) < 2:
             warn.append("replay: one task cannot show task-to-task variation; the interval is a point")
         within = equivalent_within(low, high, margin)
-        agreement = (n - b - c) / n
-        p_value = mcnemar_exact(b, c)
-        kappa = _quiet(lambda: cohen_kappa(old_ok, new_ok))
+        agreement = outcomes.agreement
+        p_value = outcomes.mcnemar_p
+        kappa = outcomes.kappa
         if kappa is None:
             warn.append(
                 "replay: Cohen's kappa is undefined: both versions gave one and the same outcome to every "

@@ -351,12 +351,15 @@ def _rate_change(probe: str, pairs: Sequence[tuple[bool, bool]], margin: float) 
 
 
 def _flip_summary(pairs: Sequence[tuple[bool, bool]], margin: float) -> dict[str, Any]:
-    from graderctl.stats import mcnemar_exact, wilson_interval
+    from graderctl.stats import UndefinedMetricWarning, paired_outcomes, wilson_interval
 
-    n = len(pairs)
-    to_reject = sum(1 for b, a in pairs if b and not a)
-    to_accept = sum(1 for b, a in pairs if a and not b)
-    flips = to_reject + to_accept
+    with warnings.catch_warnings():  # the kappa of a one-outcome table is not part of this summary
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        outcomes = paired_outcomes([b for b, _ in pairs], [a for _, a in pairs])
+    n = outcomes.n
+    to_reject = outcomes.a_only
+    to_accept = outcomes.b_only
+    flips = outcomes.flips
     share = flips / n
     ci = wilson_interval(flips, n, confidence=CONFIDENCE)
     biased = share > margin
@@ -376,7 +379,7 @@ def _flip_summary(pairs: Sequence[tuple[bool, bool]], margin: float) -> dict[str
             f"inconclusive: {effect}; the interval reaches above the margin {margin:g}, so more flips than "
             "the margin cannot be ruled out (more samples narrow it)"
         )
-    p = mcnemar_exact(to_reject, to_accept)
+    p = outcomes.mcnemar_p
     return {
         "flips": {
             "count": flips,
