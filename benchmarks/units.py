@@ -185,6 +185,13 @@ def main() -> None:
     from graderctl.parsing import parse_report
     from graderctl.services.units import list_units
 
+    if hasattr(os, "sched_setaffinity"):  # one core for everything measured here (the child inherits it)
+        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+    print(
+        f"machine load average before measuring: {os.getloadavg()[0]:.1f} on {os.cpu_count()} core(s) "
+        "(on a loaded machine wall time mostly measures waiting: compare the CPU-time figures)"
+    )
+
     with tempfile.TemporaryDirectory() as tmp:
         path = args.keep or Path(tmp) / "trials.jsonl"
         write_trials(path, args.reports, args.seed)
@@ -212,8 +219,6 @@ def main() -> None:
 
         env = {**os.environ, "OMP_NUM_THREADS": "1"}
         cmd = [sys.executable, "-m", "graderctl", "--root", tmp, "units", str(path), "--format", "json", "-q"]
-        if sys.platform.startswith("linux"):
-            cmd = ["taskset", "-c", "0", *cmd]
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         result = subprocess.run(cmd, capture_output=True, env=env, check=False)
@@ -226,12 +231,14 @@ def main() -> None:
         json.loads(result.stdout)
         rate = n / cli_s
         cpu_rate = n / cli_cpu
-        verdict = "meets" if rate >= TARGET_PER_SECOND else "MISSES"
         print(
-            f"cli `graderctl units --format json` on one core: {cli_s:.2f} s wall, {rate:,.0f} reports/s "
-            f"({verdict} the target of {TARGET_PER_SECOND:,.0f}/s); {cli_cpu:.2f} s CPU, {cpu_rate:,.0f} "
-            f"reports/s of CPU time; {len(result.stdout) / 1e6:.0f} MB of JSON"
+            f"cli `graderctl units --format json` on one core: {cli_s:.2f} s wall, {rate:,.0f} reports/s; "
+            f"{cli_cpu:.2f} s CPU, {cpu_rate:,.0f} reports/s of CPU time (start-up included); "
+            f"{len(result.stdout) / 1e6:.0f} MB of JSON"
         )
+        for what, value in (("wall", rate), ("CPU time", cpu_rate)):
+            verdict = "meets" if value >= TARGET_PER_SECOND else "MISSES"
+            print(f"  cli by {what}: {verdict} the target of {TARGET_PER_SECOND:,.0f} reports/s")
         print(f"machine load average while measuring: {os.getloadavg()[0]:.1f} on {os.cpu_count()} core(s)")
     print(pairs_quality())
 
