@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import errno
+import json
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
 import typer
 
-from graderctl.errors import ExitCode, GraderctlError, InvalidInputError, Problem
+from graderctl.errors import ExitCode, GraderctlError, InvalidInputError, Problem, UsageError
 
 DEBUG = False
 ROOT: str | None = None
 MAX_PROBLEMS_SHOWN = 50
+#: Set when a command printed its JSON document on stdout (then an error adds no second document).
+JSON_PRINTED = False
 
 
 def root() -> Path:
@@ -83,6 +87,62 @@ def err(message: str) -> None:
     typer.echo(message, err=True)
 
 
+def echo_json(document: Any) -> None:
+    """Print a command's one JSON document on stdout."""
+    global JSON_PRINTED
+    text = document if isinstance(document, str) else json.dumps(document, indent=2, ensure_ascii=False)
+    typer.echo(text.rstrip("\n"))
+    JSON_PRINTED = True
+
+
+def check_output(path: Path | None, option: str = "--output") -> None:
+    """Refuse, before any work, an output path that cannot be a file: a folder, or a file's child."""
+    if path is None:
+        return
+    if path.name in ("", ".", "..") or path.is_dir():
+        raise UsageError(
+            f"{option} {path} is a folder; give the path of a file to write, e.g. {path / 'out.json'}"
+        )
+    parent = path.parent
+    if parent.exists() and not parent.is_dir():
+        raise UsageError(f"{option} {path}: {parent} is a file, not a folder; give a path inside a folder")
+
+
+_ENV_ERRORS = {
+    errno.ENOSPC: "no space left on the device: free some space and run the command again",
+    errno.EDQUOT: "the disk quota is exhausted: free some space and run the command again",
+    errno.EFBIG: "the file is larger than the file-size limit (ulimit -f) allows: raise the limit",
+    errno.EROFS: "the file system is read-only: write somewhere else (e.g. --output PATH)",
+    errno.EACCES: "permission denied: check the permissions of the file and its folder",
+    errno.EPERM: "operation not permitted: check the permissions of the file and its folder",
+    errno.ELOOP: "too many levels of symbolic links (a symlink loop): fix or remove the link",
+    errno.ENAMETOOLONG: "the file name is too long: use a shorter name",
+    errno.EISDIR: "a folder where a file was expected: give the path of a file",
+    errno.ENOTDIR: "a file where a folder was expected: check the path",
+    errno.ENOENT: "no such file or folder: check the path",
+    errno.EIO: "input/output error while reading or writing: check the device",
+    errno.EMFILE: "too many open files: raise the limit (ulimit -n)",
+}
+
+
+def describe_os_error(exc: OSError) -> str:
+    """An environment failure (disk full, file-size limit, read-only folder, symlink loop, ...) in words."""
+    where = " -> ".join(str(f) for f in (exc.filename, exc.filename2) if f is not None)
+    what = _ENV_ERRORS.get(exc.errno or 0) or (exc.strerror or str(exc))
+    return f"{where}: {what}" if where else what
+
+
+def wants_json(argv: Sequence[str]) -> bool:
+    """Whether the command line asks for ``--format json`` (then errors are a JSON document on stdout too)."""
+    args = list(argv)
+    for i, a in enumerate(args):
+        if a == "--":
+            break
+        if a == "--format=json" or (a == "--format" and i + 1 < len(args) and args[i + 1] == "json"):
+            return True
+    return False
+
+
 def report_error(exc: GraderctlError) -> None:
     err(f"error: {exc}")
     if isinstance(exc, InvalidInputError):
@@ -93,32 +153,122 @@ def report_error(exc: GraderctlError) -> None:
             err(f"  ... and {rest} more problem(s)")
 
 
+def error_document(code: int, message: str, problems: Sequence[Any] = ()) -> dict[str, Any]:
+    """What ``--format json`` prints on stdout when a command refuses or fails."""
+    return {
+        "schema_version": 1,
+        "type": "error",
+        "exit_code": int(code),
+        "error": message,
+        "problems": [p.to_dict() for p in problems],
+    }
+
+
+def _safe_streams() -> None:
+    """Make stdout and stderr unable to fail on a character their encoding lacks (``PYTHONIOENCODING=ascii``,
+    a C locale): such a character is written as a JSON-style ``\\uXXXX`` escape (valid in JSON strings)."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        encoding = (getattr(stream, "encoding", None) or "").lower().replace("_", "-")
+        if reconfigure is None or encoding in ("utf-8", "utf8"):
+            continue
+        try:
+            reconfigure(errors="graderctl-json-escape")
+        except (ValueError, OSError):  # a closed or detached stream: nothing to protect
+            continue
+
+
+def _json_escape(exc: UnicodeError) -> tuple[str, int]:
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    out = []
+    for ch in exc.object[exc.start : exc.end]:
+        code = ord(ch)
+        if code > 0xFFFF:
+            code -= 0x10000
+            out.append(f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}")
+        else:
+            out.append(f"\\u{code:04x}")
+    return "".join(out), exc.end
+
+
+def _register_codec_error() -> None:
+    import codecs
+
+    codecs.register_error("graderctl-json-escape", _json_escape)
+
+
+_register_codec_error()
+
+
 def run(app: Any, argv: list[str] | None) -> int:
-    # typer's standalone mode prints usage errors (exit 2) and turns Ctrl-C into exit 130 itself; our own
-    # errors propagate out of it and are mapped here.
+    """Run the app and map every ending to an exit code: our typed errors to theirs, environment failures
+    (disk full, file-size limit, read-only folder, symlink loop, input nested too deeply) to 3, anything else
+    to 6 (a bug)."""
+    global JSON_PRINTED
+    JSON_PRINTED = False
+    args = list(sys.argv[1:] if argv is None else argv)
+    as_json = wants_json(args)
+    _safe_streams()
+    from typer._click.exceptions import ClickException
+
+    code: int
+    message: str | None = None
+    problems: Sequence[Any] = ()
     try:
-        app(args=argv, prog_name="graderctl")
+        result = app(args=args, prog_name="graderctl", standalone_mode=False)
+        code = result if isinstance(result, int) else 0
+    except ClickException as exc:  # bad usage: typer's own message and usage line
+        exc.show()
+        code, message = exc.exit_code, exc.format_message()
+    except typer.Abort:
+        err("interrupted: nothing was written")
+        code, message = int(ExitCode.INTERRUPTED), "interrupted"
     except SystemExit as exc:
-        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     except KeyboardInterrupt:
         err("interrupted: nothing was written")
-        return int(ExitCode.INTERRUPTED)
+        code, message = int(ExitCode.INTERRUPTED), "interrupted"
     except GraderctlError as exc:
-        if DEBUG:
-            import traceback
-
-            traceback.print_exc()
+        _traceback()
         report_error(exc)
-        return int(exc.exit_code)
-    except Exception as exc:  # a bug: say so, keep the traceback for --debug
-        if DEBUG:
-            import traceback
-
-            traceback.print_exc()
+        code, message = int(exc.exit_code), str(exc)
+        problems = exc.problems if isinstance(exc, InvalidInputError) else ()
+    except OSError as exc:  # the environment, not graderctl: disk full, ulimit -f, read-only, symlink loop
+        _traceback()
+        message = describe_os_error(exc)
+        err(f"error: {message}")
+        code = int(ExitCode.INVALID_INPUT)
+    except RecursionError:
+        _traceback()
+        message = "the input is nested too deeply to be read (JSON or TOML nesting of thousands of levels)"
+        err(f"error: {message}; flatten it")
+        code = int(ExitCode.INVALID_INPUT)
+    except Exception as exc:
+        _traceback()
+        if isinstance(exc, RuntimeError) and str(exc).startswith("Symlink loop from "):
+            # Path.resolve() on a symlink loop (Python < 3.13 raises RuntimeError, not OSError ELOOP)
+            where = str(exc).removeprefix("Symlink loop from ").strip("'")
+            message = f"{where}: {_ENV_ERRORS[errno.ELOOP]}"
+            err(f"error: {message}")
+            code = int(ExitCode.INVALID_INPUT)
+            if as_json and not JSON_PRINTED:
+                echo_json(error_document(code, message))
+            return code
+        # a bug: say so, keep the traceback for --debug
         err(f"internal error: {type(exc).__name__}: {exc}")
         err("This is a bug in graderctl. Re-run with --debug for the traceback and report it.")
-        return int(ExitCode.INTERNAL_ERROR)
-    return 0
+        code, message = int(ExitCode.INTERNAL_ERROR), f"internal error: {type(exc).__name__}: {exc}"
+    if as_json and code not in (0, 1) and message is not None and not JSON_PRINTED:
+        echo_json(error_document(code, message, problems))
+    return code
+
+
+def _traceback() -> None:
+    if DEBUG:
+        import traceback
+
+        traceback.print_exc()
 
 
 def exit_with(code: ExitCode | int) -> None:

@@ -119,6 +119,7 @@ def calibrate(
 
     from graderctl.services.running import RunOptions
 
+    _state.check_output(output)
     root = _state.project_root() if all_ else _state.root()  # --all over nothing must not pass
     try:
         pairs = _pairs(root, ref, sets, all_=all_, quiet=quiet)
@@ -306,13 +307,14 @@ def _emit(
     memory as one string."""
     import sys
 
-    for chunk in chunks():
-        sys.stdout.write(chunk)
-    sys.stdout.flush()
-    if output is not None:
+    if output is not None:  # written first: a failed write leaves stdout for the error document
         from graderctl.store.atomic import atomic_write_many
 
         atomic_write_many({output: (file_chunks or chunks)()})
+    for chunk in chunks():
+        sys.stdout.write(chunk)
+    sys.stdout.flush()
+    _state.JSON_PRINTED = True
 
 
 def _error_summary(report: CalibrationReport) -> str:

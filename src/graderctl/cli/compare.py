@@ -101,6 +101,7 @@ def compare(
     if replay is None and (trials is not None or corpus is not None):
         raise UsageError("--trials and --corpus describe the replayed trials: give --replay RESULTS too")
 
+    _state.check_output(output)
     root = _state.root()
     old = find_grader(old_ref, root)
     new = find_grader(new_ref, root)
@@ -158,11 +159,12 @@ def compare(
             json_path, md_path = comparison_paths(root, report.old.ref, report.new.ref)
             _state.err(f"wrote {display_path(json_path, root)} and {md_path.name}")
     text = _render(report, fmt)
-    typer.echo(text, nl=False)
-    if output is not None:
+    if output is not None:  # written first: a failed write leaves stdout for the error document
         from graderctl.store.atomic import atomic_write_text
 
         atomic_write_text(output, _render(report, Format.html) if html_file(output) else text)
+    typer.echo(text, nl=False)
+    _state.JSON_PRINTED = True
     if status is ComparisonStatus.error_rate_exceeded:
         _state.err("error: a version erred on more samples than a set's max_error_rate allows")
         _state.exit_with(ExitCode.GRADER_FAILED)

@@ -9,7 +9,6 @@ cannot be loaded). A grader is trusted for its check only when it is trusted on 
 
 from __future__ import annotations
 
-import json
 from enum import StrEnum
 from typing import Annotated
 
@@ -53,7 +52,7 @@ def list_(
     for release in listing.release_problems:  # the same problem, message and fix as `graderctl validate`
         _state.err(f"error: {release.format()}")
     if fmt is Format.json:
-        typer.echo(json.dumps(listing.to_dict(), indent=2, ensure_ascii=False))
+        _state.echo_json(listing.to_dict())
         _exit_on_release_problems(listing.release_problems)
         return
     grader_rows: list[list[str]] = []

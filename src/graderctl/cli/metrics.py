@@ -70,7 +70,9 @@ def metrics(
             "reports/ whose grader fingerprint is in the results).",
         ),
     ] = None,
-    n_boot: Annotated[int, typer.Option("--n-boot", min=100, help="Bootstrap resamples.")] = 2000,
+    n_boot: Annotated[
+        int, typer.Option("--n-boot", min=100, max=1_000_000, help="Bootstrap resamples.")
+    ] = 2000,
     seed: Annotated[int, typer.Option("--seed", min=0, help="Bootstrap seed.")] = 20240601,
     confidence: Annotated[
         float, typer.Option("--confidence", min=0.5, max=0.999, help="Interval confidence level.")
@@ -80,6 +82,7 @@ def metrics(
     from graderctl.render.metrics import render_markdown, render_text
     from graderctl.services.metrics import MetricsOptions, compute_metrics, parse_ks
 
+    _state.check_output(output)
     options = MetricsOptions(
         ks=parse_ks(k) if k is not None else None,
         weights=weights,
@@ -114,12 +117,13 @@ def metrics(
         text = _html(report.document)
     else:
         text = render_text(report.document)
-    typer.echo(text, nl=False)
-    if output is not None:
+    if output is not None:  # written first: a failed write leaves stdout for the error document
         from graderctl.cli._options import html_file
         from graderctl.store.atomic import atomic_write_text
 
         atomic_write_text(output, _html(report.document) if html_file(output) else text)
+    typer.echo(text, nl=False)
+    _state.JSON_PRINTED = True
 
 
 def _html(document: dict[str, Any]) -> str:

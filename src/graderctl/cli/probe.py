@@ -83,6 +83,7 @@ def probe(
         raise UsageError(f"--margin must be in [0, 1), got {margin:g}")
     if timeout is not None and not timeout > 0:
         raise UsageError(f"--timeout must be a positive number of seconds, got {timeout:g}")
+    _state.check_output(output)
     root = _state.root()
     grader = find_grader(ref, root)
     chosen = [find_set(s, root) for s in sets] if sets else sets_of_check(root, grader.spec.check)
@@ -126,11 +127,12 @@ def probe(
                 if r.json_path:
                     _state.err(f"wrote {r.json_path} and {r.md_path.rsplit('/', 1)[-1] if r.md_path else ''}")
     text = _render(run, fmt)
-    typer.echo(text, nl=False)
-    if output is not None:
+    if output is not None:  # written first: a failed write leaves stdout for the error document
         from graderctl.store.atomic import atomic_write_text
 
         atomic_write_text(output, _render(run, Format.html) if html_file(output) else text)
+    typer.echo(text, nl=False)
+    _state.JSON_PRINTED = True
     if run.biased:
         _state.exit_with(ExitCode.NEGATIVE_VERDICT)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from enum import StrEnum
 from typing import Annotated
 
@@ -47,14 +46,14 @@ def schema(
             _state.err(f"wrote {schemas.schema_path(n)}")
         _state.err(f"{len(changed)} schema file(s) changed" if changed else "schema files are up to date")
         if fmt is Format.json:
-            typer.echo(json.dumps({"schema_version": 1, "type": "schemas", "changed": changed}))
+            _state.echo_json({"schema_version": 1, "type": "schemas", "changed": changed})
         return
     stale = schemas.stale()
     if check:
         for n, what in stale.items():
             _state.err(f"{schemas.schema_path(n)}: {what}; run `{schemas.REGENERATE}`")
         if fmt is Format.json:
-            typer.echo(json.dumps({"schema_version": 1, "type": "schemas", "stale": stale}))
+            _state.echo_json({"schema_version": 1, "type": "schemas", "stale": stale})
         if stale:
             _state.exit_with(ExitCode.INVALID_INPUT)
         _state.err("schema files are up to date")
@@ -70,7 +69,7 @@ def schema(
             }
             for n, (model, description) in schemas.SCHEMAS.items()
         ]
-        typer.echo(json.dumps({"schema_version": 1, "type": "schemas", "schemas": listing}, indent=2))
+        _state.echo_json({"schema_version": 1, "type": "schemas", "schemas": listing})
         return
     width = max(len(n) for n in schemas.SCHEMAS)
     for n, (_, description) in schemas.SCHEMAS.items():

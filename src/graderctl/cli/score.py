@@ -15,7 +15,7 @@ untouched, and records the old grader and fingerprint in every re-graded check (
 from __future__ import annotations
 
 import gc
-import json
+import math
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -143,6 +143,9 @@ def score(
 
     if output is None:
         raise UsageError("give --output RESULTS: where to write the graded results")
+    _state.check_output(output)
+    if timeout is not None and not (timeout > 0 and math.isfinite(timeout)):
+        raise UsageError(f"--timeout must be a positive number of seconds, got {timeout:g}")
     if trials is not None and trials_opt is not None:
         raise UsageError("give the trials once: as the argument or with --trials")
     checks = None
@@ -193,6 +196,14 @@ def score(
     try:
         with progress_bar("scoring trials", enabled=enabled) as progress:
             outcome = score_trials(options, root=root, progress=progress, on_plan=planned)
+    except OSError:  # disk full, file-size limit, ...: say what was kept, then the error (exit 3)
+        partial = partial_path(output)
+        if partial.is_file() and partial.stat().st_size:
+            _state.err(
+                f"note: the trials graded so far are kept in {partial}: fix the cause below, then run the "
+                "same command with --resume to continue"
+            )
+        raise
     except KeyboardInterrupt:
         partial = partial_path(output)
         if partial.exists():
@@ -217,7 +228,7 @@ def score(
     if outcome.self_grading is not None and not quiet:
         _state.err("warning: self-grading override recorded in every result line (`self_grading`)")
     if fmt is Format.json:
-        typer.echo(json.dumps(outcome.to_dict(), indent=2, ensure_ascii=False))
+        _state.echo_json(outcome.to_dict())
         return
     show_notes(outcome.notes)
     graders_text = ", ".join(

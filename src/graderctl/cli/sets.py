@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -10,6 +9,7 @@ from typing import Annotated
 import typer
 
 from graderctl.cli import _state
+from graderctl.errors import UsageError
 
 app = typer.Typer(help="Calibration-set tools.", no_args_is_help=True)
 
@@ -97,6 +97,8 @@ def import_(
     from graderctl.models.base import Check
     from graderctl.services.importers import import_set
 
+    if output.exists() and not output.is_dir():
+        raise UsageError(f"--output {output} is a file; give the folder to write the set into")
     root = _state.root()
     outcome = import_set(
         dataset.value,
@@ -111,7 +113,7 @@ def import_(
     )
     summary = outcome.to_dict(root)
     if fmt is Format.json:
-        typer.echo(json.dumps(summary, indent=2, ensure_ascii=False))
+        _state.echo_json(summary)
         return
     typer.echo(
         f"wrote {summary['path']}: {summary['check']} set {summary['name']!r}, {summary['samples']} samples "

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -70,7 +69,7 @@ def validate(
         cap=max_problems,
     )
     if fmt is Format.json:
-        typer.echo(json.dumps(outcome.to_dict(), indent=2, ensure_ascii=False))
+        _state.echo_json(outcome.to_dict())
     else:
         for f in outcome.files:
             status = "ok" if f.ok else f"{f.problems} problem(s)"

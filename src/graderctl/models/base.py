@@ -9,15 +9,16 @@ from pydantic import BaseModel, ConfigDict, Field
 
 
 class StrictModel(BaseModel):
-    """Authored inputs reject unknown fields, so a typo is an error and not silently ignored."""
+    """Authored inputs reject unknown fields, so a typo is an error and not silently ignored. Numbers are
+    finite: ``1e400`` (infinity to a JSON parser) is an error, not a cost of ``inf``."""
 
-    model_config = ConfigDict(extra="forbid", frozen=False, populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", frozen=False, populate_by_name=True, allow_inf_nan=False)
 
 
 class OpenModel(BaseModel):
     """Documents written by other tools (results) may carry fields we do not know; keep them."""
 
-    model_config = ConfigDict(extra="allow", populate_by_name=True)
+    model_config = ConfigDict(extra="allow", populate_by_name=True, allow_inf_nan=False)
 
 
 class Check(StrEnum):

@@ -200,7 +200,8 @@ def _line_blocks(path: Path, shown: str, start: int = 0, end: int | None = None)
     a block of lines at a time: a generator step per block instead of per line. A leading UTF-8 BOM is
     dropped."""
     with _open(path, shown) as fh:
-        fh.seek(start)
+        if start:  # a pipe (``<(...)``, ``/dev/stdin``) cannot seek, and is read whole from its start
+            fh.seek(start)
         remaining = None if end is None else end - start
         rest = b""
         first = start == 0
@@ -250,7 +251,8 @@ def _scan_part(path: Path, shown: str, start: int = 0, end: int | None = None, c
     sink = ProblemSink(cap)
     part = _Part()
     decode = msgspec.json.Decoder(_Line).decode
-    errors = (msgspec.DecodeError, msgspec.ValidationError)
+    # RecursionError: msgspec's answer to JSON nested thousands of levels deep.
+    errors = (msgspec.DecodeError, msgspec.ValidationError, RecursionError)
     seen = part.keys
     tasks = part.tasks
     # Flat counters keyed by tuples (one dict operation per fact), folded into the scan after the loop.
@@ -513,7 +515,7 @@ def _diagnose(raw: bytes, number: int, shown: str, sink: ProblemSink, message: s
     before = sink.count
     try:
         loose = msgspec.json.decode(raw, type=_LooseLine)
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         loose = None
     if loose is not None:
         for name in ("task_id", "trial_id"):
@@ -660,6 +662,12 @@ def read_weights(path: Path, *, root: Path | None = None) -> Weights:
                     )
                 ],
             ) from None
+        except (ValueError, RecursionError) as exc:  # nested too deeply, a number of 5,000 digits
+            why = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+            raise InvalidInputError(
+                f"{shown}: invalid JSON",
+                [Problem(file=shown, message=f"invalid JSON: {why}", expected='{"task_id": weight, ...}')],
+            ) from None
         if not isinstance(obj, dict):
             raise InvalidInputError(
                 f"{shown}: not an object",
@@ -668,8 +676,19 @@ def read_weights(path: Path, *, root: Path | None = None) -> Weights:
         for task, w in obj.items():
             _add_weight(weights, task, w, shown, None, f"/{task}", sink)
     else:
-        reader = csv.reader(io.StringIO(text))
-        rows = list(reader)
+        try:
+            rows = list(csv.reader(io.StringIO(text)))
+        except csv.Error as exc:  # e.g. a lone carriage return, NUL bytes: not a CSV file
+            raise InvalidInputError(
+                f"{shown}: not a weights file",
+                [
+                    Problem(
+                        file=shown,
+                        message=f"cannot read it as CSV: {exc}",
+                        expected="task_id,weight rows, or a JSON object {task_id: weight}",
+                    )
+                ],
+            ) from None
         start = 1 if rows and rows[0] and rows[0][0].strip().lower() in {"task_id", "task"} else 0
         for index, row in enumerate(rows[start:], start=start + 1):
             if not row or not any(cell.strip() for cell in row):
@@ -745,7 +764,7 @@ def comparison_verdicts(root: Path) -> dict[frozenset[str], ComparisonVerdict]:
     for path in sorted(folder.glob("*.json")):
         try:
             doc = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        except (OSError, ValueError, RecursionError):  # unreadable, not UTF-8, not JSON, nested too deeply
             continue
         if not isinstance(doc, dict) or doc.get("type") != "comparison":
             continue

@@ -87,9 +87,11 @@ from graderctl.store.problems import ProblemSink, note_duplicate_trial
 from graderctl.store.project import LoadedGrader, find_grader, grader_files, load_corpus, load_grader
 from graderctl.store.readers import (
     display_path,
+    duplicate_keys_checked,
     iter_jsonl_file_models,
     open_binary,
     paused_gc,
+    read_bytes,
     read_jsonl_models,
     read_toml,
 )
@@ -776,7 +778,8 @@ def decide(
 def read_trials(path: Path, root: Path) -> list[Trial]:
     shown = display_path(path, root)
     sink = ProblemSink()
-    rows = read_jsonl_models(path, Trial, shown=shown, sink=sink)
+    with duplicate_keys_checked():
+        rows = read_jsonl_models(path, Trial, shown=shown, sink=sink)
     seen: dict[tuple[str, str], int] = {}
     for line, trial in rows:
         note_duplicate_trial(seen, trial.task_id, trial.trial_id, line, shown, sink)
@@ -825,7 +828,7 @@ def index_trials(path: Path, root: Path) -> tuple[list[TrialRef], BinaryIO]:
     refs: list[TrialRef] = []
     generators: dict[str, ModelIdentity] = {}  # one object per distinct generator, shared by its trials
     try:
-        with paused_gc():
+        with paused_gc(), duplicate_keys_checked():
             for line, offset, length, trial in iter_jsonl_file_models(
                 path, Trial, shown=shown, sink=sink, fh=fh
             ):
@@ -864,7 +867,7 @@ def read_results_lines(
     """The JSON lines of a results file and the number of trailing bytes that belong to a truncated last line
     (a run killed mid-write). Any other bad line is an error."""
     shown = display_path(path, root)
-    data = path.read_bytes()
+    data = read_bytes(path, shown)
     lines: list[dict[str, Any]] = []
     problems: list[Problem] = []
     keep = len(data)
@@ -877,11 +880,12 @@ def read_results_lines(
             continue
         try:
             value = json.loads(raw)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            if tolerate_truncated_end and number == len(raw_lines):
+        except (ValueError, RecursionError) as exc:  # also: nested too deeply, a number of 5,000 digits
+            if tolerate_truncated_end and number == len(raw_lines) and isinstance(exc, json.JSONDecodeError):
                 keep = start
                 break
-            problems.append(Problem(file=shown, line=number, message=f"invalid JSON: {exc}"))
+            why = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+            problems.append(Problem(file=shown, line=number, message=f"invalid JSON: {why}"))
             continue
         if not isinstance(value, dict) or not isinstance(value.get("task_id"), str):
             problems.append(
@@ -1376,6 +1380,10 @@ def _resume_state(options: ScoreOptions, plan: _Plan, root: Path, outcome: Score
     """Read the file to resume from line by line (never whole): check that it was graded by the graders and
     under the rule configured now, copy the lines of wanted trials to a temporary file, and count them."""
     partial = partial_path(options.output)
+    if partial.is_file() and partial.stat().st_size == 0:
+        # Left by a run that failed before grading a trial: nothing to resume, so nothing to protect.
+        partial.unlink()
+        plan.notes.append(f"removed an empty {display_path(partial, root)} left by an earlier run")
     if not options.resume:
         if partial.exists():
             raise UsageError(
@@ -1560,6 +1568,13 @@ def _run(
                     progress(finished, total)
             fh.flush()
             os.fsync(fh.fileno())
+    except Exception:
+        # A failure (disk full, file-size limit, ...) before any trial was written leaves no empty partial
+        # file behind to block the next run; one with graded trials is kept for --resume.
+        with contextlib.suppress(OSError):
+            if partial.is_file() and partial.stat().st_size == 0:
+                partial.unlink()
+        raise
     finally:
         for instance in instances.values():
             with contextlib.suppress(Exception):

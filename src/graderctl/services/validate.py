@@ -44,7 +44,14 @@ from graderctl.store.project import (
     set_folders,
     stray_grader_files,
 )
-from graderctl.store.readers import BOM, display_path, iter_jsonl_models, paused_gc, read_toml
+from graderctl.store.readers import (
+    BOM,
+    display_path,
+    duplicate_keys_checked,
+    iter_jsonl_models,
+    paused_gc,
+    read_toml,
+)
 
 FileType = Literal["grader", "set", "corpus", "trials", "results", "samples", "manifest", "review"]
 FILE_TYPES: tuple[FileType, ...] = (
@@ -390,6 +397,13 @@ def validate_paths(
 ) -> ValidationOutcome:
     """Validate every path (none: the project at ``root``, i.e. its graders/ and calibration_sets/); never
     raises for bad data: problems are collected in the outcome."""
+    with duplicate_keys_checked():
+        return _validate_paths(paths, root=root, as_type=as_type, update_lock=update_lock, cap=cap)
+
+
+def _validate_paths(
+    paths: list[Path], *, root: Path, as_type: FileType | None, update_lock: bool, cap: int
+) -> ValidationOutcome:
     out = ValidationOutcome()
     run = _Run(root=root, sink=ProblemSink(cap), out=out)
     if not paths:
@@ -397,10 +411,13 @@ def validate_paths(
     for path in paths:
         shown = display_path(path, root)
         if not path.exists():
+            loop = path.is_symlink()
             run.sink.add(
                 Problem(
                     file=shown,
-                    message="no such file or folder",
+                    message="a symbolic link that leads nowhere (a symlink loop, or a missing target)"
+                    if loop
+                    else "no such file or folder",
                     expected="an existing path",
                     got="nothing at this path",
                     fix="check the path",
@@ -408,6 +425,18 @@ def validate_paths(
             )
             continue
         kind: Kind | None = as_type or classify(path)
+        if kind is None and not path.is_file() and not path.is_dir():
+            # A pipe (``<(...)``, ``/dev/stdin``) can be read once: guessing its type would consume it.
+            run.sink.add(
+                Problem(
+                    file=shown,
+                    message="cannot guess what a pipe or device holds without consuming it",
+                    expected="a regular file, or --as saying what it holds",
+                    got="a pipe or device",
+                    fix="add --as trials|results|corpus|samples|grader|manifest",
+                )
+            )
+            continue
         if kind is None:
             run.guess(path, named=True)
             continue

@@ -71,7 +71,7 @@ class VerdictCache:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
             verdict = _verdict_from_entry(data, self.grader_fingerprint)
-        except (OSError, ValueError, TypeError, KeyError):
+        except (OSError, ValueError, TypeError, KeyError, RecursionError):
             verdict = None
         if verdict is None:
             self.misses += 1

@@ -11,6 +11,7 @@ not silently coerced, so the models agree with the JSON Schemas generated from t
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import datetime as _dt
 import gc
 import json
@@ -34,10 +35,10 @@ BOM = b"\xef\xbb\xbf"
 
 def display_path(path: Path, root: Path | None = None) -> str:
     """Paths in messages and reports are relative to the project root (or the working directory)."""
-    base = root or Path.cwd()
     try:
+        base = root or Path.cwd()
         return str(path.resolve().relative_to(base.resolve()))
-    except ValueError:
+    except (ValueError, OSError, RuntimeError):  # outside the root; a symlink loop (RuntimeError before 3.13)
         return str(path)
 
 
@@ -285,6 +286,65 @@ def _one_document(
 
 Explainer = Callable[[ValidationError, bytes, int], "list[Problem] | None"]
 
+#: Whether valid lines are also checked for duplicate keys (``validate`` and ``score`` turn it on; a JSON
+#: parser keeps the last of two equal keys silently, so ``{"success": false, "success": true}`` would pass).
+_CHECK_DUPLICATE_KEYS: contextvars.ContextVar[bool] = contextvars.ContextVar("duplicate_keys", default=False)
+
+
+@contextlib.contextmanager
+def duplicate_keys_checked() -> Iterator[None]:
+    """Within this block, a JSON Lines record with a key twice in one object is a problem."""
+    token = _CHECK_DUPLICATE_KEYS.set(True)
+    try:
+        yield
+    finally:
+        _CHECK_DUPLICATE_KEYS.reset(token)
+
+
+class _Pairs(list[tuple[str, Any]]):
+    """An object's members in file order, duplicates kept."""
+
+
+def _first_duplicate(value: Any, loc: tuple[Any, ...] = ()) -> tuple[tuple[Any, ...], str] | None:
+    if isinstance(value, _Pairs):
+        seen: set[str] = set()
+        for key, _ in value:
+            if key in seen:
+                return loc, key
+            seen.add(key)
+        for key, item in value:
+            found = _first_duplicate(item, (*loc, key))
+            if found is not None:
+                return found
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            found = _first_duplicate(item, (*loc, i))
+            if found is not None:
+                return found
+    return None
+
+
+def duplicate_key_problem(raw: bytes | str, shown: str, line: int | None) -> Problem | None:
+    """The first key that appears twice in one object of a JSON text, as a problem; ``None`` if none does
+    (or if the text is not JSON: that is reported elsewhere)."""
+    try:
+        value = json.loads(raw, object_pairs_hook=_Pairs)
+    except (ValueError, RecursionError):
+        return None
+    found = _first_duplicate(value)
+    if found is None:
+        return None
+    loc, key = found
+    return Problem(
+        file=shown,
+        line=line,
+        pointer=pointer(loc),
+        message=f"duplicate key {key!r} in one object",
+        expected="each key once per object",
+        got=f"{key!r} twice",
+        fix="remove one of them (JSON readers disagree on which one counts)",
+    )
+
 
 def iter_jsonl_models(
     path: Path,
@@ -302,6 +362,7 @@ def iter_jsonl_models(
     last_line_open = not data.endswith(b"\n")
     total = data.count(b"\n") + (1 if last_line_open else 0)
     first = True
+    check_keys = _CHECK_DUPLICATE_KEYS.get()
     for number, raw in iter_json_lines(data, shown, sink):
         if (b"NaN" in raw or b"Infinity" in raw) and _non_finite_json(raw, number, shown, sink):
             continue
@@ -321,6 +382,11 @@ def iter_jsonl_models(
                 )
             continue
         first = False
+        if check_keys:
+            duplicate = duplicate_key_problem(raw, shown, number)
+            if duplicate is not None:
+                sink.add(duplicate)
+                continue
         yield number, item
 
 
@@ -402,6 +468,7 @@ def iter_jsonl_file_models(
     longest line): yields ``(line, offset, length, model)`` for each valid line, where ``offset`` and
     ``length`` locate the line's bytes in the file."""
     first = True
+    check_keys = _CHECK_DUPLICATE_KEYS.get()
     for number, offset, raw, last_open in iter_file_lines(path, shown, sink, fh=fh):
         if (b"NaN" in raw or b"Infinity" in raw) and _non_finite_json(raw, number, shown, sink):
             continue
@@ -414,6 +481,11 @@ def iter_jsonl_file_models(
             _problems_of_line(exc, raw, number, shown, sink, model, last=last_open)
             continue
         first = False
+        if check_keys:
+            duplicate = duplicate_key_problem(raw, shown, number)
+            if duplicate is not None:
+                sink.add(duplicate)
+                continue
         yield number, offset, len(raw), item
 
 

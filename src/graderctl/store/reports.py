@@ -221,13 +221,14 @@ def read_report_document(
     raw = read_bytes(path, shown)
     try:
         data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (ValueError, RecursionError) as exc:  # not UTF-8, not JSON, nested too deeply, huge integers
+        why = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
         raise InvalidInputError(
             f"{shown}: not a JSON document",
             [
                 Problem(
                     file=shown,
-                    message=f"cannot parse the report: {exc}",
+                    message=f"cannot parse the report: {why}",
                     fix="re-run the command that wrote it",
                 )
             ],
