@@ -156,7 +156,7 @@ def add(
     root = _state.root()
     outcome = add_reviewed(set_ref, reviewed, root=root, added_at=now_rfc3339(), write=not dry_run)
     if fmt is Format.json:
-        typer.echo(json.dumps(outcome.to_dict(), indent=2, ensure_ascii=False))
+        _state.echo_json(outcome.to_dict())
         return
     labels = ", ".join(f"{n} {label}" for label, n in sorted(outcome.by_label.items())) or "none"
     if outcome.added:
