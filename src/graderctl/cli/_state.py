@@ -70,6 +70,8 @@ def project_root() -> Path:
 
 def write_bytes(chunks: Iterable[bytes]) -> None:
     """Write already-encoded output (UTF-8) to stdout as it comes, without a text layer."""
+    global JSON_PRINTED
+    JSON_PRINTED = True
     out = sys.stdout
     out.flush()
     buffer: BinaryIO | None = getattr(out, "buffer", None)
