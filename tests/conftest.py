@@ -11,6 +11,13 @@ SHARED = REPO.parent / "shared"
 DATA = Path(__file__).resolve().parent / "data"
 
 
+def oracle_path(name: str) -> Path:
+    """A published statistics table: ../shared/oracles/NAME when present, else the copy in tests/data/oracles
+    (so a plain clone runs every oracle test; test_vendored_oracles_match_shared keeps the copy current)."""
+    shared = SHARED / "oracles" / name
+    return shared if shared.is_file() else DATA / "oracles" / name
+
+
 def shared_data(name: str) -> Path:
     """A folder of ../shared/data, or skip the test with the reason."""
     path = SHARED / "data" / name

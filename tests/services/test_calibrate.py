@@ -16,6 +16,7 @@ from tests.calibrate_support import (
     write_grader,
     write_set,
 )
+from tests.conftest import oracle_path
 
 from graderctl.errors import GraderRunError, InvalidInputError
 from graderctl.models.reports import CalibrationReport
@@ -31,7 +32,7 @@ from graderctl.stats import clopper_pearson_upper, rate_stats, samples_needed
 from graderctl.store.project import find_grader, find_set
 from graderctl.store.reports import read_report, report_paths
 
-ORACLES = Path(__file__).resolve().parents[2].parent / "shared" / "oracles" / "intervals.json"
+ORACLES = oracle_path("intervals.json")
 
 
 @pytest.fixture(autouse=True)
@@ -151,8 +152,6 @@ def test_report_numbers_recomputed_with_groups(tmp_path: Path) -> None:
 
 
 def _oracle() -> dict[str, Any]:
-    if not ORACLES.is_file():
-        pytest.skip(f"oracle file {ORACLES} is absent")
     data: dict[str, Any] = json.loads(ORACLES.read_text())
     return data
 

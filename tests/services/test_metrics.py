@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.conftest import DATA, SHARED
+from tests.conftest import DATA, oracle_path
 
 from graderctl.errors import InvalidInputError, StatisticsError
 from graderctl.models.reports import CalibrationReport
@@ -50,10 +50,7 @@ def test_teaching_data_reproduces_the_published_values() -> None:
 
 
 def test_teaching_data_matches_the_oracle_file() -> None:
-    oracle_path = SHARED / "oracles" / "pass_k.json"
-    if not oracle_path.is_file():
-        pytest.skip(f"{oracle_path} is absent")
-    oracle = json.loads(oracle_path.read_text())["teaching_data"]
+    oracle = json.loads(oracle_path("pass_k.json").read_text())["teaching_data"]
     doc = metrics(TEACHING, ks=[1, 2, 3, 4, 5])
     assert doc["pass_at_k_exact"] == oracle["expected"]["pass_at_k"]
     assert doc["pass_hat_k_exact"] == oracle["expected"]["pass_hat_k"]

@@ -7,17 +7,12 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import SHARED
-
-ORACLES = SHARED / "oracles"
+from tests.conftest import oracle_path
 
 
 def load_oracle(name: str) -> Any:
-    """A JSON table from ../shared/oracles, or skip the test with the reason."""
-    path = ORACLES / name
-    if not path.is_file():
-        pytest.skip(f"oracle table {path} is absent (it lives beside the project, in ../shared/oracles)")
-    return json.loads(path.read_text(encoding="utf-8"))
+    """A JSON table of ../shared/oracles (or its copy in tests/data/oracles in a plain clone)."""
+    return json.loads(oracle_path(name).read_text(encoding="utf-8"))
 
 
 @pytest.fixture

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from fractions import Fraction
 from typing import Any
 
@@ -103,3 +104,19 @@ def test_pass_k_must_raise(pass_k_oracle: Any) -> None:
         for func in (pass_at_k, pass_hat_k):
             with pytest.raises(StatisticsError):
                 func(case["n"], case["c"], case["k"])
+
+
+def test_vendored_oracles_match_shared() -> None:
+    """tests/data/oracles is a verbatim copy of ../shared/oracles (used in a plain clone): byte-identical
+    wherever ../shared is present, and a complete, readable copy everywhere."""
+    from tests.conftest import DATA, SHARED
+
+    names = ["intervals.json", "paired.json", "pass_k.json"]
+    for name in names:
+        vendored = DATA / "oracles" / name
+        assert json.loads(vendored.read_text(encoding="utf-8")), name
+        shared = SHARED / "oracles" / name
+        if shared.is_file():
+            assert vendored.read_bytes() == shared.read_bytes(), f"refresh {vendored} from {shared}"
+    if (SHARED / "oracles").is_dir():
+        assert sorted(p.name for p in (SHARED / "oracles").glob("*.json")) == names
