@@ -986,7 +986,9 @@ def _clean(text: str) -> str:
     text = " ".join(text.split())
     if text[:1] in _LEADING_CHARS:
         text = _LEADING.sub("", text)
-    if "( " in text or "()" in text or "[ " in text or "[]" in text or "(;" in text or "(," in text:
+    if ("(" in text and ("( " in text or "()" in text or "(;" in text or "(," in text)) or (
+        "[" in text and ("[ " in text or "[]" in text)
+    ):
         text = _EMPTY_PARENS.sub("", text)
         text = " ".join(text.split())
     return text.strip()
