@@ -8,8 +8,16 @@ from typing import Any
 
 from graderctl import plugin
 from graderctl.errors import GraderctlError, InvalidInputError, Problem
-from graderctl.services.trust import InvalidSet, TrustEntry, manifest_check, trust_for_grader
-from graderctl.store.project import LoadedGrader, LoadedSet, grader_files, load_grader, load_set, set_folders
+from graderctl.services.trust import InvalidSet, TrustEntry, trust_for_grader
+from graderctl.store.project import (
+    LoadedGrader,
+    LoadedSet,
+    grader_files,
+    load_grader,
+    load_set,
+    manifest_check,
+    set_folders,
+)
 from graderctl.store.readers import display_path
 
 

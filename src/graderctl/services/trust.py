@@ -23,8 +23,8 @@ from typing import Any
 from graderctl.errors import InvalidInputError
 from graderctl.models.base import Check
 from graderctl.models.reports import CalibrationReport
-from graderctl.store.project import LoadedGrader, LoadedSet, load_set, set_folders
-from graderctl.store.readers import display_path, read_toml
+from graderctl.store.project import LoadedGrader, LoadedSet, load_set, manifest_check, set_folders
+from graderctl.store.readers import display_path
 from graderctl.store.reports import find_report, read_report
 
 
@@ -58,19 +58,6 @@ class TrustEntry:
             "report": self.report_path,
             "detail": self.detail,
         }
-
-
-def manifest_check(folder: Path, root: Path) -> str | None:
-    """The ``check`` a set's manifest declares, read without loading its samples (``None`` if unreadable)."""
-    manifest = folder / "manifest.toml"
-    if not manifest.is_file():
-        return None
-    try:
-        data, _ = read_toml(manifest, display_path(manifest, root))
-    except InvalidInputError:
-        return None
-    check = data.get("check")
-    return check if isinstance(check, str) else None
 
 
 def sets_of_check(root: Path, check: Check, *, strict: bool = True) -> list[LoadedSet]:

@@ -930,6 +930,19 @@ def check_set(path: Path, *, root: Path | None = None, sink: ProblemSink) -> Set
     )
 
 
+def manifest_check(folder: Path, root: Path) -> str | None:
+    """The ``check`` a set's manifest declares, read without loading its samples (``None`` if unreadable)."""
+    manifest = folder / "manifest.toml"
+    if not manifest.is_file():
+        return None
+    try:
+        data, _ = read_toml(manifest, display_path(manifest, root))
+    except InvalidInputError:
+        return None
+    check = data.get("check")
+    return check if isinstance(check, str) else None
+
+
 def set_folders(root: Path) -> list[Path]:
     base = root / SETS_DIR
     if not base.is_dir():
