@@ -479,3 +479,13 @@ def test_reading_from_a_pipe(project: Path) -> None:
     proc = _graderctl(project, "validate", "/dev/stdin", input=trials)
     assert_clean_ending(proc.returncode, proc.stdout, proc.stderr, {3})
     assert "--as" in proc.stdout
+
+
+def test_an_unknown_grader_names_the_project_and_root_option(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Issue 11, item 20: a user running from the wrong folder learns about --root from the message."""
+    (tmp_path / "graders").mkdir()
+    code, _, err = run(capsys, tmp_path, "calibrate", "claim-support@1", "--no-write")
+    assert code == 3, err
+    assert "--root" in err and str(tmp_path) in err and "no graders found" in err

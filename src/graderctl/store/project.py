@@ -498,10 +498,12 @@ def find_grader(ref: str, root: Path, *, _loading: tuple[str, ...] = ()) -> Load
             [
                 Problem(
                     file=display_path(root / GRADERS_DIR, root),
-                    message=f"unknown grader {name!r}",
-                    expected="one of: " + (", ".join(known) or "no graders found"),
+                    message=f"unknown grader {name!r} in the project at {root}",
+                    expected="one of: "
+                    + (", ".join(known) or f"no graders found under {root / GRADERS_DIR}"),
                     got=repr(name),
-                    fix="run `graderctl list` to see the graders",
+                    fix="run `graderctl list` to see the graders, or point at another project with "
+                    "`graderctl --root PROJECT ...` (or $GRADERCTL_ROOT)",
                 )
             ],
         )
