@@ -84,7 +84,14 @@ from graderctl.services.units import (
 )
 from graderctl.store.inspect_logs import looks_like_inspect_log
 from graderctl.store.problems import ProblemSink, note_duplicate_trial
-from graderctl.store.project import LoadedGrader, find_grader, grader_files, load_corpus, load_grader
+from graderctl.store.project import (
+    LoadedGrader,
+    corpus_beside,
+    find_grader,
+    grader_files,
+    load_corpus,
+    load_grader,
+)
 from graderctl.store.readers import (
     display_path,
     duplicate_keys_checked,
@@ -1035,8 +1042,8 @@ def _plan(options: ScoreOptions, root: Path, opened: list[BinaryIO]) -> _Plan:
             )
         trials = [by_key[k] for k in old_by_key]
     if corpus_path is None:
-        beside = trials_path.parent / "corpus.jsonl"
-        if beside.is_file():
+        beside = corpus_beside(trials_path)
+        if beside is not None:
             corpus_path = beside
             notes.append(f"using the corpus beside the trials: {display_path(beside, root)}")
     corpus = read_corpus(corpus_path, root) if corpus_path is not None else None

@@ -469,6 +469,7 @@ def list_units(
     return the units document with notes. Raises :class:`~graderctl.errors.InvalidInputError`."""
     from graderctl.services.score import read_corpus, read_trials, recorded_path
     from graderctl.store.inspect_logs import looks_like_inspect_log
+    from graderctl.store.project import corpus_beside
     from graderctl.store.readers import display_path
 
     notes: list[str] = []
@@ -481,8 +482,8 @@ def list_units(
     else:
         trials = read_trials(trials_path, root)
     if corpus_path is None:
-        beside = trials_path.parent / "corpus.jsonl"
-        if beside.is_file():
+        beside = corpus_beside(trials_path)
+        if beside is not None:
             corpus_path = beside
             notes.append(f"using the corpus beside the trials: {display_path(beside, root)}")
     corpus = read_corpus(corpus_path, root) if corpus_path is not None else None

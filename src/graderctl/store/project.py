@@ -932,6 +932,13 @@ def check_set(path: Path, *, root: Path | None = None, sink: ProblemSink) -> Set
     )
 
 
+def corpus_beside(trials_path: Path) -> Path | None:
+    """The ``corpus.jsonl`` in the folder of a trials file, if there is one (score and units use it when no
+    corpus is given)."""
+    beside = trials_path.parent / "corpus.jsonl"
+    return beside if beside.is_file() else None
+
+
 def manifest_check(folder: Path, root: Path) -> str | None:
     """The ``check`` a set's manifest declares, read without loading its samples (``None`` if unreadable)."""
     manifest = folder / "manifest.toml"
