@@ -279,3 +279,18 @@ def test_validate_knows_review_files(capsys: pytest.CaptureFixture[str], tmp_pat
     code, out, err = run(capsys, tmp_path, "validate", str(other))
     assert code == 0, out + err
     assert "review" in out + err
+
+
+def test_compare_counts_abstentions_apart_from_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    """An abstaining version is not a version that errs: compare says not comparable (exit 1, the share
+    decided changed), never 'could not run' (exit 4)."""
+    repo = Path(__file__).resolve().parents[2]
+    code, out, err = run(
+        capsys, repo, "compare", "claim-support@1", "claim-support@2", "--no-write", "--format", "json"
+    )
+    assert code == ExitCode.NEGATIVE_VERDICT, err
+    doc = json.loads(out)
+    [s] = doc["sets"]
+    assert s["error_rate"] == {"old": 0.0, "new": 0.0} and not s["error_rate_exceeded"]
+    assert s["undecided_rate"]["old"] == 0.0 and s["undecided_rate"]["new"] > 0.3
+    assert any(f["stratum"] == "decided" for f in doc["failed_strata"])

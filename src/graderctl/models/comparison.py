@@ -140,6 +140,8 @@ class SetComparison(OpenModel):
     #: Error rate of each version over the whole set, and whether it is over the set's ``max_error_rate``.
     error_rate: dict[str, float | None] = Field(default_factory=dict)
     error_rate_exceeded: bool = False
+    #: Share of samples each version left undecided (abstained), when either did; absent otherwise.
+    undecided_rate: dict[str, float | None] | None = Field(default=None, exclude_if=lambda v: v is None)
     #: Agreement over both strata together: ``{"n", "agreement", "kappa"}``.
     overall: dict[str, Any] = Field(default_factory=dict)
     strata: dict[str, StratumComparison]
@@ -199,7 +201,8 @@ class FailedStratum(OpenModel):
     """A stratum that did not show equivalence, and the samples that drove it."""
 
     set: str | None
-    stratum: Literal["good", "bad", "replay"]
+    #: ``decided``: the versions' shares of undecided samples differ by more than the margin.
+    stratum: Literal["good", "bad", "replay", "decided"]
     reason: str
     samples: list[str] = Field(default_factory=list)
 

@@ -62,7 +62,12 @@ def verdict_line(report: ComparisonReport) -> str:
 
 
 def _stratum_name(set_name: str | None, stratum: str) -> str:
-    label = {"good": "known-good", "bad": "known-bad", "replay": "replayed trials"}[stratum]
+    label = {
+        "good": "known-good",
+        "bad": "known-bad",
+        "replay": "replayed trials",
+        "decided": "decided samples",
+    }[stratum]
     return label if set_name is None else f"{set_name} {label}"
 
 
@@ -364,6 +369,12 @@ def render_text(report: ComparisonReport) -> str:
         shown = ", ".join(failed.samples[:MAX_SHOWN]) + (" …" if len(failed.samples) > MAX_SHOWN else "")
         out.append(
             f"  failed: {_stratum_name(failed.set, failed.stratum)}"
-            + (f" (driven by {shown})" if shown else " (no flip: too few samples for the margin)")
+            + (
+                f" (driven by {shown})"
+                if shown
+                else f" ({failed.reason})"
+                if failed.stratum == "decided"
+                else " (no flip: too few samples for the margin)"
+            )
         )
     return "\n".join(out) + "\n"

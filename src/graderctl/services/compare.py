@@ -227,8 +227,8 @@ def stratum_comparison(
 
     warn: list[str] = []
     noun = _noun(label)
-    err_old = sum(1 for o, _ in pairs if o.accepted is None)
-    err_new = sum(1 for _, w in pairs if w.accepted is None)
+    err_old = sum(1 for o, _ in pairs if o.accepted is None and not o.undecided)
+    err_new = sum(1 for _, w in pairs if w.accepted is None and not w.undecided)
     graded = [(o, w) for o, w in pairs if o.accepted is not None and w.accepted is not None]
     n = len(graded)
     errors = ErrorCounts(old=err_old, new=err_new, excluded=len(pairs) - n)
@@ -523,8 +523,11 @@ def compare_outcomes(
             )
 
     total = len(pairs)
-    err_old = sum(1 for o, _ in pairs if o.accepted is None)
-    err_new = sum(1 for _, w in pairs if w.accepted is None)
+    # An undecided sample (the grader abstained) is not an error: it is counted apart, below.
+    err_old = sum(1 for o, _ in pairs if o.accepted is None and not o.undecided)
+    err_new = sum(1 for _, w in pairs if w.accepted is None and not w.undecided)
+    und_old = sum(1 for o, _ in pairs if o.undecided)
+    und_new = sum(1 for _, w in pairs if w.undecided)
     limit = cal_set.manifest.policy.max_error_rate
     rates = {"old": err_old / total if total else None, "new": err_new / total if total else None}
     exceeded = any(r is not None and r > limit for r in rates.values())
@@ -539,6 +542,22 @@ def compare_outcomes(
                 f"set {cal_set.name}: {side.upper()} erred on {_plain_pct(rate)} of the samples; those pairs "
                 "are left out"
             )
+    undecided_rate: dict[str, float | None] | None = None
+    if und_old or und_new:
+        undecided_rate = {"old": und_old / total, "new": und_new / total}
+        shift = abs(und_new - und_old) / total
+        message = (
+            f"OLD left {und_old} and NEW {und_new} of {total} samples undecided (abstained); the pairs with "
+            "an undecided side are left out of the rates"
+        )
+        if shift > margin:
+            message += (
+                f": the share decided changes by {_plain_pct(shift)}, more than the margin "
+                f"{_plain_pct(margin)}, so trials graded by NEW would be left ungraded (success null) where "
+                "OLD decided them, or the reverse: not comparable, re-score history"
+            )
+            failed.append(FailedStratum(set=cal_set.name, stratum="decided", reason=message, samples=[]))
+        warn.append(f"set {cal_set.name}: {message}")
     graded = [(o, w) for o, w in pairs if o.accepted is not None and w.accepted is not None]
     overall: dict[str, Any] = {"n": len(graded), "agreement": None, "kappa": None}
     if graded:
@@ -561,6 +580,7 @@ def compare_outcomes(
         max_error_rate=limit,
         error_rate=rates,
         error_rate_exceeded=exceeded,
+        undecided_rate=undecided_rate,
         overall=overall,
         strata=strata,
     )

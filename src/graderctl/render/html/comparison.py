@@ -27,7 +27,7 @@ from graderctl.render.html._page import (
 __all__ = ["comparison_page"]
 
 MAX_REASON = 600
-_STRATUM = {"good": "known-good", "bad": "known-bad", "replay": "replayed trials"}
+_STRATUM = {"good": "known-good", "bad": "known-bad", "replay": "replayed trials", "decided": "decided"}
 
 
 def comparison_page(report: ComparisonReport) -> Iterator[str]:
