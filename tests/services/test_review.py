@@ -294,3 +294,33 @@ def test_compare_counts_abstentions_apart_from_errors(capsys: pytest.CaptureFixt
     assert s["error_rate"] == {"old": 0.0, "new": 0.0} and not s["error_rate_exceeded"]
     assert s["undecided_rate"]["old"] == 0.0 and s["undecided_rate"]["new"] > 0.3
     assert any(f["stratum"] == "decided" for f in doc["failed_strata"])
+
+
+def test_compare_replay_counts_abstentions_apart_from_errors(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    repo = Path(__file__).resolve().parents[2]
+    trials = repo / "examples" / "research-agent" / "trials.jsonl"
+    results = tmp_path / "results.jsonl"
+    code, _, err = run(
+        capsys, repo, "score", str(trials), "--output", str(results), "--allow-untrusted", "-q"
+    )
+    assert code == 0, err
+    code, out, err = run(
+        capsys,
+        repo,
+        "compare",
+        "claim-support@1",
+        "claim-support@2",
+        "--replay",
+        str(results),
+        "--trials",
+        str(trials),
+        "--no-write",
+        "--format",
+        "json",
+    )
+    assert code == ExitCode.NEGATIVE_VERDICT, err  # not comparable; before: exit 4 ("erred")
+    doc = json.loads(out)
+    assert not doc["replay"]["error_rate_exceeded"]
+    assert any(f["stratum"] == "decided" and f["set"] is None for f in doc["failed_strata"])

@@ -843,6 +843,8 @@ class ReplayRecord:
     new_success: bool | None
     old_reasons: tuple[str, ...] = ()
     new_reasons: tuple[str, ...] = ()
+    #: NEW left the check undecided (it abstained on a unit; no unit erred): not an error.
+    new_undecided: bool = False
 
 
 #: At most this many k in the side-by-side pass@k / pass^k tables (``graderctl metrics --k`` for more).
@@ -912,7 +914,8 @@ def replay_from_records(
     graded = [r for r in records if r.old is not None and r.new is not None]
     n = len(graded)
     err_old = sum(1 for r in records if r.old is None)
-    err_new = sum(1 for r in records if r.new is None)
+    err_new = sum(1 for r in records if r.new is None and not r.new_undecided)
+    und_new = sum(1 for r in records if r.new is None and r.new_undecided)
     errors = ErrorCounts(old=err_old, new=err_new, excluded=len(records) - n)
     old_ok = [bool(r.old) for r in graded]
     new_ok = [bool(r.new) for r in graded]
@@ -1031,6 +1034,18 @@ def replay_from_records(
         error_rate_exceeded=exceeded,
     )
     failed: list[FailedStratum] = []
+    if und_new:
+        undecided = (
+            f"replay: NEW left {und_new} of {len(records)} trials undecided (it abstained on a unit); those "
+            "trials are left out"
+        )
+        if und_new / len(records) > margin:
+            undecided += (
+                f": more than the margin {_plain_pct(margin)}, so NEW would leave trials ungraded that OLD "
+                "decided: not comparable, re-score history"
+            )
+            failed.append(FailedStratum(set=None, stratum="decided", reason=undecided, samples=[]))
+        warn.append(undecided)
     if not comparable:
         towards_pass = diff is not None and diff > 0
         drivers = [
@@ -1306,6 +1321,9 @@ def replay_comparison(
                 new_success=new_success,
                 old_reasons=f.old_reasons,
                 new_reasons=tuple(result.get("reasons") or ()),
+                new_undecided=result["passed"] is None
+                and not result.get("errors")
+                and bool(result.get("undecided")),
             )
         )
     if not_applicable:
