@@ -79,6 +79,7 @@ from graderctl.services.units import (
     build_units,
     citation_units,
     claim_units,
+    corpus_with_pages,
     coverage_unit,
     report_view,
 )
@@ -86,7 +87,6 @@ from graderctl.store.inspect_logs import looks_like_inspect_log
 from graderctl.store.problems import ProblemSink, note_duplicate_trial
 from graderctl.store.project import (
     LoadedGrader,
-    corpus_beside,
     find_grader,
     grader_files,
     load_corpus,
@@ -1041,18 +1041,7 @@ def _plan(options: ScoreOptions, root: Path, opened: list[BinaryIO]) -> _Plan:
                 ],
             )
         trials = [by_key[k] for k in old_by_key]
-    if corpus_path is None:
-        beside = corpus_beside(trials_path)
-        if beside is not None:
-            corpus_path = beside
-            notes.append(f"using the corpus beside the trials: {display_path(beside, root)}")
-    corpus = read_corpus(corpus_path, root) if corpus_path is not None else None
-    if read_pages:
-        ids = {d.id for d in corpus.documents} if corpus is not None else set()
-        corpus = Corpus(
-            [*(corpus.documents if corpus is not None else []), *(d for d in read_pages if d.id not in ids)]
-        )
-        notes.append(f"the {len(read_pages)} page(s) the agents read through tools are part of the corpus")
+    corpus, corpus_path = corpus_with_pages(trials_path, corpus_path, read_pages or [], root, notes)
     if corpus is None and any(g.spec.check in (Check.source_existence, Check.claim_support) for g in graders):
         notes.append(
             "no corpus (--corpus PATH): citations and evidence can only be checked against text the agent "

@@ -22,7 +22,7 @@ A check that finds no unit at all in a trial is not passed (:data:`NO_CITATIONS`
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -467,9 +467,8 @@ def list_units(
 ) -> tuple[dict[str, Any], list[str]]:
     """Read a trials file (and the corpus: ``corpus_path``, else ``corpus.jsonl`` beside the trials) and
     return the units document with notes. Raises :class:`~graderctl.errors.InvalidInputError`."""
-    from graderctl.services.score import read_corpus, read_trials, recorded_path
+    from graderctl.services.score import read_trials, recorded_path
     from graderctl.store.inspect_logs import looks_like_inspect_log
-    from graderctl.store.project import corpus_beside
     from graderctl.store.readers import display_path
 
     notes: list[str] = []
@@ -481,18 +480,7 @@ def list_units(
         notes.append(f"{display_path(trials_path, root)} is an Inspect AI log: {len(trials)} trial(s)")
     else:
         trials = read_trials(trials_path, root)
-    if corpus_path is None:
-        beside = corpus_beside(trials_path)
-        if beside is not None:
-            corpus_path = beside
-            notes.append(f"using the corpus beside the trials: {display_path(beside, root)}")
-    corpus = read_corpus(corpus_path, root) if corpus_path is not None else None
-    if pages:
-        ids = {d.id for d in corpus.documents} if corpus is not None else set()
-        corpus = Corpus(
-            [*(corpus.documents if corpus is not None else []), *(d for d in pages if d.id not in ids)]
-        )
-        notes.append(f"the {len(pages)} page(s) the agents read through tools are part of the corpus")
+    corpus, corpus_path = corpus_with_pages(trials_path, corpus_path, pages, root, notes)
     if corpus is None:
         notes.append(
             "no corpus (--corpus PATH): claim_support evidence can only come from text the agent captured in "
@@ -514,3 +502,32 @@ def list_units(
         if gc_was_on:
             gc.enable()
     return document, notes
+
+
+def corpus_with_pages(
+    trials_path: Path,
+    corpus_path: Path | None,
+    pages: Sequence[CorpusDocument],
+    root: Path,
+    notes: list[str],
+) -> tuple[Corpus | None, Path | None]:
+    """The corpus of a run over ``trials_path`` (``score`` and ``units``) and the file it was read from:
+    ``corpus_path``, else a ``corpus.jsonl`` beside the trials, plus the ``pages`` the agents read through
+    tools (an Inspect log) that it does not already hold. Says in ``notes`` where the documents come from."""
+    from graderctl.services.score import read_corpus
+    from graderctl.store.project import corpus_beside
+    from graderctl.store.readers import display_path
+
+    if corpus_path is None:
+        beside = corpus_beside(trials_path)
+        if beside is not None:
+            corpus_path = beside
+            notes.append(f"using the corpus beside the trials: {display_path(beside, root)}")
+    corpus = read_corpus(corpus_path, root) if corpus_path is not None else None
+    if pages:
+        ids = {d.id for d in corpus.documents} if corpus is not None else set()
+        corpus = Corpus(
+            [*(corpus.documents if corpus is not None else []), *(d for d in pages if d.id not in ids)]
+        )
+        notes.append(f"the {len(pages)} page(s) the agents read through tools are part of the corpus")
+    return corpus, corpus_path
