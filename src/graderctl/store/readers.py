@@ -71,14 +71,15 @@ def read_bytes(path: Path, shown: str) -> bytes:
             [Problem(file=shown, message="expected a file", expected="a file", got="a folder")],
         ) from None
     except OSError as exc:
-        raise InvalidInputError(
-            f"{shown}: unreadable",
-            [
-                Problem(
-                    file=shown, message=f"cannot read the file: {exc.strerror}", fix="check its permissions"
-                )
-            ],
-        ) from None
+        raise _unreadable(shown, exc) from None
+
+
+def _unreadable(shown: str, exc: OSError) -> InvalidInputError:
+    """A file that exists but cannot be read (permissions, I/O error): exit 3 with the system's reason."""
+    return InvalidInputError(
+        f"{shown}: unreadable",
+        [Problem(file=shown, message=f"cannot read the file: {exc.strerror}", fix="check its permissions")],
+    )
 
 
 def _empty_file(shown: str) -> Problem:
@@ -445,14 +446,7 @@ def _read_lines(fh: Any, path: Path, shown: str) -> Iterator[bytes]:
     try:
         yield from fh
     except OSError as exc:
-        raise InvalidInputError(
-            f"{shown}: unreadable",
-            [
-                Problem(
-                    file=shown, message=f"cannot read the file: {exc.strerror}", fix="check its permissions"
-                )
-            ],
-        ) from None
+        raise _unreadable(shown, exc) from None
 
 
 def iter_jsonl_file_models(
