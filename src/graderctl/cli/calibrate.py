@@ -23,20 +23,26 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from graderctl.cli import _state
-from graderctl.cli._options import Jobs, NoCache, SampleBatchSize, SampleTimeout, html_file
+from graderctl.cli._options import (
+    GraderSets,
+    Jobs,
+    NoCache,
+    NoWriteReports,
+    Quiet,
+    RenderFormatOption,
+    RenderingOutput,
+    SampleBatchSize,
+    SampleTimeout,
+    check_timeout,
+    html_file,
+)
+from graderctl.cli._options import RenderFormat as Format
 from graderctl.errors import ExitCode, GraderRunError, UsageError
 
 if TYPE_CHECKING:
     from graderctl.models.reports import CalibrationReport
     from graderctl.services.running import RunOptions
     from graderctl.store.project import LoadedGrader, LoadedSet
-
-
-class Format(StrEnum):
-    text = "text"
-    json = "json"
-    md = "md"
-    html = "html"
 
 
 class SplitChoice(StrEnum):
@@ -48,26 +54,13 @@ def calibrate(
     ref: Annotated[
         str | None, typer.Argument(help="Grader: name@version, or name for the newest version.")
     ] = None,
-    sets: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--set", help="Set name or folder (repeatable; default: every set of the grader's check)."
-        ),
-    ] = None,
-    fmt: Annotated[Format, typer.Option("--format", help="Output format on stdout.")] = Format.text,
-    output: Annotated[
-        Path | None,
-        typer.Option(
-            "--output",
-            help="Also write the rendering (in --format) to this file; a .html file gets the HTML page.",
-        ),
-    ] = None,
+    sets: GraderSets = None,
+    fmt: RenderFormatOption = Format.text,
+    output: RenderingOutput = None,
     jobs: Jobs = 1,
     timeout: SampleTimeout = None,
     batch_size: SampleBatchSize = 64,
-    no_write: Annotated[
-        bool, typer.Option("--no-write", help="Do not write reports under reports/.")
-    ] = False,
+    no_write: NoWriteReports = False,
     all_: Annotated[
         bool, typer.Option("--all", help="Every grader in graders/ on every set of its check.")
     ] = False,
@@ -75,7 +68,7 @@ def calibrate(
         bool,
         typer.Option("--check", help="Write nothing; exit 1 when a report is missing or stale (for CI)."),
     ] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or notes on stderr.")] = False,
+    quiet: Quiet = False,
     no_cache: NoCache = False,
     repeats: Annotated[
         int,
@@ -106,8 +99,7 @@ def calibrate(
         raise UsageError("give either a grader or --all, not both")
     if all_ and sets:
         raise UsageError("--set cannot be combined with --all (which uses every set of each grader's check)")
-    if timeout is not None and not timeout > 0:
-        raise UsageError(f"--timeout must be a positive number of seconds, got {timeout:g}")
+    check_timeout(timeout)
     if repeats != 1 and check:
         raise UsageError("--repeats cannot be combined with --check")
     if check and (fmt is Format.html or html_file(output)):
@@ -179,11 +171,10 @@ def _pairs(
 ) -> list[tuple[LoadedGrader, LoadedSet]]:
     """The (grader, set) pairs to run: REF on its --set sets (default: every set of its check), or with
     --all every grader on every set of its check."""
-    from graderctl.errors import InvalidInputError, Problem
     from graderctl.services.calibrate import shipped_pairs
-    from graderctl.services.trust import sets_of_check
+    from graderctl.services.trust import chosen_sets
     from graderctl.store.lock import require_released_intact
-    from graderctl.store.project import find_grader, find_set
+    from graderctl.store.project import find_grader
 
     if all_:
         pairs, notes = shipped_pairs(root)
@@ -195,19 +186,7 @@ def _pairs(
     assert ref is not None
     grader = find_grader(ref, root)
     require_released_intact([grader], root)
-    chosen = [find_set(s, root) for s in sets] if sets else sets_of_check(root, grader.spec.check)
-    if not chosen:
-        raise InvalidInputError(
-            f"no calibration set for check {grader.spec.check.value}",
-            [
-                Problem(
-                    file="calibration_sets",
-                    message=f"no calibration set with check = {grader.spec.check.value!r}",
-                    fix="add one under calibration_sets/, or give a set folder with --set",
-                )
-            ],
-        )
-    return [(grader, s) for s in chosen]
+    return [(grader, s) for s in chosen_sets(root, grader.spec.check, sets)]
 
 
 def _run(
@@ -223,6 +202,7 @@ def _run(
     split: str | None = None,
 ) -> int:
     from graderctl.cli._progress import progress_bar, progress_enabled
+    from graderctl.render.text import error_rate_summary
     from graderctl.services.calibrate import CalibrationStatus, calibrate, check_pair, status_of
     from graderctl.store.readers import display_path
     from graderctl.store.reports import report_paths
@@ -286,7 +266,7 @@ def _run(
                     shown = display_path(json_path, root)
                     _state.err(f"unchanged: {shown} and {md_path.name} (same findings)")
         if status is CalibrationStatus.error_rate_exceeded:  # an error, shown even with --quiet
-            _state.err(f"error: {label}: {_error_summary(report)}")
+            _state.err(f"error: {label}: {error_rate_summary(report)}")
     file_fmt = Format.html if html_file(output) else fmt
     _emit(
         lambda: _render(reports, failures, fmt),
@@ -315,23 +295,6 @@ def _emit(
         sys.stdout.write(chunk)
     sys.stdout.flush()
     _state.JSON_PRINTED = True
-
-
-def _error_summary(report: CalibrationReport) -> str:
-    from collections import Counter
-
-    from graderctl.render.text import pct
-
-    causes = Counter(o.error for o in report.samples if o.accepted is None and o.error)
-    total = report.errors + (report.n_graded or 0)
-    text = (
-        f"the grader erred on {report.errors} of {total} samples ({pct(report.error_rate)}), more than the "
-        f"set's policy allows ({pct(report.policy.max_error_rate)})"
-    )
-    if causes:
-        cause, count = causes.most_common(1)[0]
-        text += f"; most common error ({count}x): {cause}"
-    return text
 
 
 def _render(reports: list[CalibrationReport], failures: list[dict[str, str]], fmt: Format) -> Iterator[str]:
@@ -398,17 +361,9 @@ def _check(
             + "\n"
         )
     else:
-        lines = [
-            f"{'current' if r.current else 'STALE'}  {r.grader_ref} on {r.set_name}"
-            + ("" if r.current else f": {r.detail}")
-            for r in results
-        ]
-        summary = (
-            f"{len(stale)} of {len(results)} report(s) stale"
-            if stale
-            else f"all {len(results)} report(s) current"
-        )
-        text = "\n".join([*lines, summary]) + "\n"
+        from graderctl.render.text import render_check_text
+
+        text = render_check_text([r.to_dict() for r in results])
     _emit(lambda: [text], output)
     if any(not r.could_run for r in results):
         return int(ExitCode.GRADER_FAILED)

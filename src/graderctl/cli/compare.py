@@ -10,14 +10,24 @@ or erred on more samples than a set allows; 130 interrupted (nothing written).
 
 from __future__ import annotations
 
-from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from graderctl.cli import _state
-from graderctl.cli._options import Jobs, NoCache, SampleBatchSize, SampleTimeout, html_file
+from graderctl.cli._options import (
+    Jobs,
+    NoCache,
+    Quiet,
+    RenderFormatOption,
+    RenderingOutput,
+    SampleBatchSize,
+    SampleTimeout,
+    check_timeout,
+    html_file,
+)
+from graderctl.cli._options import RenderFormat as Format
 from graderctl.errors import ExitCode, UsageError
 
 if TYPE_CHECKING:
@@ -25,13 +35,6 @@ if TYPE_CHECKING:
 
     from graderctl.models.comparison import ComparisonReport
     from graderctl.runner import ProgressCallback
-
-
-class Format(StrEnum):
-    text = "text"
-    json = "json"
-    md = "md"
-    html = "html"
 
 
 def compare(
@@ -62,21 +65,15 @@ def compare(
             "(default: NEW's compare_margin, else 0.02).",
         ),
     ] = None,
-    fmt: Annotated[Format, typer.Option("--format", help="Output format on stdout.")] = Format.text,
-    output: Annotated[
-        Path | None,
-        typer.Option(
-            "--output",
-            help="Also write the rendering (in --format) to this file; a .html file gets the HTML page.",
-        ),
-    ] = None,
+    fmt: RenderFormatOption = Format.text,
+    output: RenderingOutput = None,
     jobs: Jobs = 1,
     timeout: SampleTimeout = None,
     batch_size: SampleBatchSize = 64,
     no_write: Annotated[
         bool, typer.Option("--no-write", help="Do not write the report under reports/comparisons/.")
     ] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or notes on stderr.")] = False,
+    quiet: Quiet = False,
     no_cache: NoCache = False,
 ) -> None:
     """Decide whether NEW keeps scores comparable with OLD (an equivalence test on paired outcomes)."""
@@ -90,14 +87,13 @@ def compare(
     )
     from graderctl.services.compare import compare as run_compare
     from graderctl.services.running import RunOptions
-    from graderctl.services.trust import sets_of_check
-    from graderctl.store.project import find_grader, find_set
+    from graderctl.services.trust import chosen_sets
+    from graderctl.store.project import find_grader
     from graderctl.store.readers import display_path
 
     if margin is not None and not 0 < margin < 1:
         raise UsageError(f"--margin must be a number between 0 and 1 (exclusive), got {margin:g}")
-    if timeout is not None and not timeout > 0:
-        raise UsageError(f"--timeout must be a positive number of seconds, got {timeout:g}")
+    check_timeout(timeout)
     if replay is None and (trials is not None or corpus is not None):
         raise UsageError("--trials and --corpus describe the replayed trials: give --replay RESULTS too")
 
@@ -106,7 +102,7 @@ def compare(
     old = find_grader(old_ref, root)
     new = find_grader(new_ref, root)
     check_graders(old, new)
-    chosen = [find_set(s, root) for s in sets] if sets else sets_of_check(root, old.spec.check)
+    chosen = chosen_sets(root, old.spec.check, sets, required=False)  # none: compare says so (or --replay)
     replay_input = (
         ReplayInput.from_paths(replay, trials=trials, corpus=corpus, root=root)
         if replay is not None

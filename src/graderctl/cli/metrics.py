@@ -11,20 +11,14 @@ comparable, or ``--correct`` without usable calibration reports.
 from __future__ import annotations
 
 import json
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from graderctl.cli import _state
-
-
-class Format(StrEnum):
-    text = "text"
-    json = "json"
-    md = "md"
-    html = "html"
+from graderctl.cli._options import RenderFormat as Format
+from graderctl.cli._options import RenderFormatOption, RenderingOutput
 
 
 def metrics(
@@ -46,14 +40,8 @@ def metrics(
             help="Declared task weights: JSON {task_id: weight} or CSV task_id,weight (default: equal).",
         ),
     ] = None,
-    fmt: Annotated[Format, typer.Option("--format", help="Output format on stdout.")] = Format.text,
-    output: Annotated[
-        Path | None,
-        typer.Option(
-            "--output",
-            help="Also write the rendering (in --format) to this file; a .html file gets the HTML page.",
-        ),
-    ] = None,
+    fmt: RenderFormatOption = Format.text,
+    output: RenderingOutput = None,
     correct: Annotated[
         bool,
         typer.Option(

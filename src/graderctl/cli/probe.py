@@ -12,38 +12,35 @@ it cannot); 1 a probe found a bias beyond its margin; 2 bad usage; 3 bad input; 
 from __future__ import annotations
 
 import json
-from enum import StrEnum
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from graderctl.cli import _state
-from graderctl.cli._options import Jobs, NoCache, SampleBatchSize, SampleTimeout, html_file
-from graderctl.errors import ExitCode, InvalidInputError, Problem, UsageError
+from graderctl.cli._options import (
+    GraderRef,
+    GraderSets,
+    Jobs,
+    NoCache,
+    NoWriteReports,
+    QuietNotes,
+    RenderFormatOption,
+    RenderingOutput,
+    SampleBatchSize,
+    SampleTimeout,
+    check_timeout,
+    html_file,
+)
+from graderctl.cli._options import RenderFormat as Format
+from graderctl.errors import ExitCode, UsageError
 
 if TYPE_CHECKING:
     from graderctl.services.probe import ProbeRun
 
-#: How each probe outcome is shown in the text output ("ok" only when the evidence rules a bias out).
-_STATUS = {"biased": "BIAS", "no_bias": "ok", "not_applicable": "n/a", "inconclusive": "inconclusive"}
-
-
-class Format(StrEnum):
-    text = "text"
-    json = "json"
-    md = "md"
-    html = "html"
-
 
 def probe(
-    ref: Annotated[str, typer.Argument(help="Grader: name@version, or name for the newest version.")],
-    sets: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--set", help="Set name or folder (repeatable; default: every set of the grader's check)."
-        ),
-    ] = None,
+    ref: GraderRef,
+    sets: GraderSets = None,
     probes: Annotated[
         list[str] | None,
         typer.Option(
@@ -56,48 +53,28 @@ def probe(
         float, typer.Option("--margin", help="Largest rise in the error rate (or share of flips) tolerated.")
     ] = 0.05,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the transformations.")] = 20240601,
-    fmt: Annotated[Format, typer.Option("--format", help="Output format on stdout.")] = Format.text,
-    output: Annotated[
-        Path | None,
-        typer.Option(
-            "--output",
-            help="Also write the rendering (in --format) to this file; a .html file gets the HTML page.",
-        ),
-    ] = None,
+    fmt: RenderFormatOption = Format.text,
+    output: RenderingOutput = None,
     jobs: Jobs = 1,
     timeout: SampleTimeout = None,
     batch_size: SampleBatchSize = 64,
     no_cache: NoCache = False,
-    no_write: Annotated[
-        bool, typer.Option("--no-write", help="Do not write reports under reports/.")
-    ] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No notes on stderr.")] = False,
+    no_write: NoWriteReports = False,
+    quiet: QuietNotes = False,
 ) -> None:
     """Check a grader for length, order, format and self-preference biases."""
     from graderctl.services.probe import ProbeRun, run_probes
     from graderctl.services.running import RunOptions
-    from graderctl.services.trust import sets_of_check
-    from graderctl.store.project import find_grader, find_set
+    from graderctl.services.trust import chosen_sets
+    from graderctl.store.project import find_grader
 
     if not 0 <= margin < 1:
         raise UsageError(f"--margin must be in [0, 1), got {margin:g}")
-    if timeout is not None and not timeout > 0:
-        raise UsageError(f"--timeout must be a positive number of seconds, got {timeout:g}")
+    check_timeout(timeout)
     _state.check_output(output)
     root = _state.root()
     grader = find_grader(ref, root)
-    chosen = [find_set(s, root) for s in sets] if sets else sets_of_check(root, grader.spec.check)
-    if not chosen:
-        raise InvalidInputError(
-            f"no calibration set for check {grader.spec.check.value}",
-            [
-                Problem(
-                    file="calibration_sets",
-                    message=f"no calibration set with check = {grader.spec.check.value!r}",
-                    fix="add one under calibration_sets/, or give a set folder with --set",
-                )
-            ],
-        )
+    chosen = chosen_sets(root, grader.spec.check, sets)
     if output is not None:  # --output is no input of the run (exit 2 before anything runs)
         from graderctl.store.outputs import check_outputs, grader_inputs, set_inputs
 
@@ -148,10 +125,6 @@ def _render(run: ProbeRun, fmt: Format) -> str:
         from graderctl.render.html import probe_page
 
         return "".join(probe_page(run.to_dict()))
-    lines = []
-    for r in run.results:
-        doc = r.document
-        status = _STATUS.get(r.outcome, "inconclusive")
-        verdict = doc.get("verdict", "")
-        lines.append(f"{status:12}  {doc['probe']:6} {run.grader} on {r.set_name}: {verdict}\n")
-    return "".join(lines)
+    from graderctl.render.probe import render_probe_text
+
+    return render_probe_text(run.grader, [(r.set_name, r.outcome, r.document) for r in run.results])

@@ -14,22 +14,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from graderctl.cli import _state
+from graderctl.cli._options import Format, QuietNotes
 from graderctl.errors import InvalidInputError, Problem, UsageError
 
 #: The report types a page can be rendered for.
 RENDERED = ("calibration", "calibration_batch", "comparison", "metrics", "probe", "probes", "tune")
-
-
-class Format(StrEnum):
-    text = "text"
-    json = "json"
 
 
 def report(
@@ -38,10 +33,10 @@ def report(
     ],
     output: Annotated[Path, typer.Option("--output", help="Folder to write the pages and index.html to.")],
     fmt: Annotated[Format, typer.Option("--format", help="Output format on stdout.")] = Format.text,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No notes on stderr.")] = False,
+    quiet: QuietNotes = False,
 ) -> None:
     """Render saved reports as self-contained HTML pages with an index (like a test report)."""
-    from graderctl.render.html.site import entry_for, index_page, page_name
+    from graderctl.render.html.site import entry_for, index_page, page_name, site_text
     from graderctl.store.atomic import atomic_write_many
     from graderctl.store.readers import display_path
     from graderctl.store.reports import read_report_document
@@ -138,10 +133,7 @@ def report(
         }
         typer.echo(json.dumps(listing, indent=2, ensure_ascii=False))
         return
-    for e in entries:
-        mark = {True: "ok  ", False: "FAIL", None: "    "}[e.passed]
-        typer.echo(f"{mark}  {e.type:11} {e.grader} on {e.set}: {e.verdict} -> {output / e.page}")
-    typer.echo(f"wrote {len(pages) - 1} page(s) and {index}")
+    typer.echo(site_text(entries, output, pages=len(pages) - 1, index=index), nl=False)
 
 
 def _page(doc: dict[str, Any], shown: str) -> Iterable[str]:

@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import Annotated
 
 import typer
 
 from graderctl.cli import _state
+from graderctl.cli._options import Format
 from graderctl.errors import ExitCode, UsageError
-
-
-class Format(StrEnum):
-    text = "text"
-    json = "json"
 
 
 def schema(

@@ -23,13 +23,8 @@ from typing import Annotated
 import typer
 
 from graderctl.cli import _state
-from graderctl.cli._options import Jobs, NoCache
+from graderctl.cli._options import Corpus, Format, Jobs, NoCache, Quiet
 from graderctl.errors import ExitCode, UsageError
-
-
-class Format(StrEnum):
-    text = "text"
-    json = "json"
 
 
 class Resolve(StrEnum):
@@ -52,12 +47,7 @@ def score(
             "graders/).",
         ),
     ] = None,
-    corpus: Annotated[
-        Path | None,
-        typer.Option(
-            "--corpus", help="Documents the citations point at (default: corpus.jsonl beside the trials)."
-        ),
-    ] = None,
+    corpus: Corpus = None,
     require: Annotated[
         str | None,
         typer.Option(
@@ -134,7 +124,7 @@ def score(
     ] = None,
     no_cache: NoCache = False,
     fmt: Annotated[Format, typer.Option("--format", help="Summary format on stdout.")] = Format.text,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or notes on stderr.")] = False,
+    quiet: Quiet = False,
 ) -> None:
     """Grade agent trials with trusted graders: one result line per trial."""
     from graderctl.cli._progress import progress_bar, progress_enabled
@@ -231,60 +221,6 @@ def score(
         _state.echo_json(outcome.to_dict())
         return
     show_notes(outcome.notes)
-    graders_text = ", ".join(
-        f"{g['grader']} ({g['check']}{'' if g['trusted'] else ', UNTRUSTED'})" for g in outcome.graders
-    )
-    typer.echo(f"Scored {outcome.trials} trial(s) into {outcome.output} with {graders_text}")
-    if outcome.resumed:
-        typer.echo(
-            f"  {outcome.resumed} trial(s) kept from the interrupted run, {outcome.graded_now} graded now"
-        )
-    typer.echo(
-        f"  {outcome.successes} succeeded, {outcome.failures} failed, {outcome.null} could not be graded "
-        f"(success null; see each line's `reason`); rule: every one of {', '.join(outcome.rule['require'])}"
-    )
-    if outcome.trials_without_generator and outcome.judges:
-        typer.echo(
-            f"  {outcome.trials_without_generator} trial(s) do not name their generator: the self-grading "
-            f"guard could not check them against {', '.join(outcome.judges)} "
-            "(--require-generator refuses such trials)"
-        )
-    if outcome.failures_by_check:
-        typer.echo(
-            "  failures by check: "
-            + ", ".join(f"{c} {n}" for c, n in sorted(outcome.failures_by_check.items()))
-        )
-    if outcome.no_citations:
-        typer.echo(
-            "  no citations found (the check fails; a check that grades nothing never passes): "
-            + ", ".join(f"{c} {n} trial(s)" for c, n in sorted(outcome.no_citations.items()))
-        )
-    if outcome.citations_not_required:
-        typer.echo(
-            f"  {outcome.citations_not_required} trial(s) cite nothing but their task does not require "
-            "citations (task.requires_citations = false): their citation checks passed with 0 units"
-        )
-    if outcome.cited_claims or outcome.uncited_claims:
-        total = outcome.cited_claims + outcome.uncited_claims
-        typer.echo(
-            f"  citation coverage: {outcome.cited_claims}/{total} claims cite a source "
-            f"({outcome.uncited_claims} uncited)"
-            + (
-                f"; report parser {outcome.parser['name']}@{outcome.parser['version']}"
-                if outcome.parser
-                else ""
-            )
-        )
-    if outcome.errors_by_check:
-        typer.echo(
-            "  grader errors by check (units): "
-            + ", ".join(f"{c} {n}" for c, n in sorted(outcome.errors_by_check.items()))
-        )
-    if outcome.review:
-        r = outcome.review
-        why = ", ".join(f"{n} {status}" for status, n in sorted(r["by_status"].items()))
-        typer.echo(
-            f"  {r['items']} unit(s) need review ({why}): {r['path']}; label them (label = good or bad), "
-            "then `graderctl sets add SET --from " + r["path"] + "`"
-        )
-    typer.echo(f"Next: graderctl metrics {outcome.output}")
+    from graderctl.render.score import render_score_summary
+
+    typer.echo(render_score_summary(outcome.to_dict()), nl=False)

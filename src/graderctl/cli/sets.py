@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from graderctl.cli import _state
+from graderctl.cli._options import Format, FormatOption
 from graderctl.errors import UsageError
 
 app = typer.Typer(help="Calibration-set tools.", no_args_is_help=True)
@@ -30,11 +31,6 @@ class Partial(StrEnum):
     bad = "bad"
     drop = "drop"
     good = "good"
-
-
-class Format(StrEnum):
-    text = "text"
-    json = "json"
 
 
 @app.command("import")
@@ -85,7 +81,7 @@ def import_(
         int, typer.Option(help="Seed of the generated quote variants (--as-check source_existence).")
     ] = 0,
     force: Annotated[bool, typer.Option(help="Replace an existing set folder.")] = False,
-    fmt: Annotated[Format, typer.Option("--format", help="Output format.")] = Format.text,
+    fmt: FormatOption = Format.text,
 ) -> None:
     """Import a public human-labelled dataset as a calibration set (written atomically).
 
@@ -115,13 +111,9 @@ def import_(
     if fmt is Format.json:
         _state.echo_json(summary)
         return
-    typer.echo(
-        f"wrote {summary['path']}: {summary['check']} set {summary['name']!r}, {summary['samples']} samples "
-        f"({summary['n_good']} good, {summary['n_bad']} bad), {summary['documents']} corpus documents, "
-        f"{summary['groups']} groups"
-    )
-    for cat, n in summary["by_category"].items():
-        typer.echo(f"  {cat}: {n}")
+    from graderctl.render.imports import render_set_import
+
+    typer.echo(render_set_import(summary), nl=False)
     for reason, n in summary["dropped"].items():
         _state.err(f"left out: {n} ({reason})")
     for note in summary["notes"]:
@@ -140,7 +132,7 @@ def add(
         ),
     ],
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Check and count, write nothing.")] = False,
-    fmt: Annotated[Format, typer.Option("--format", help="Output format.")] = Format.text,
+    fmt: FormatOption = Format.text,
 ) -> None:
     """Add reviewed units to a calibration set as new samples (a new set version).
 
@@ -158,15 +150,8 @@ def add(
     if fmt is Format.json:
         _state.echo_json(outcome.to_dict())
         return
-    labels = ", ".join(f"{n} {label}" for label, n in sorted(outcome.by_label.items())) or "none"
-    if outcome.added:
-        verb = "would add" if dry_run else "added"
-        typer.echo(
-            f"{verb} {outcome.added} sample(s) ({labels}) and {outcome.documents_added} corpus document(s) "
-            "to "
-            f"{outcome.path}: version {outcome.version_before} -> {outcome.version_after}"
-        )
-    else:
-        typer.echo(f"{outcome.path}: nothing added")
+    from graderctl.render.imports import render_set_add
+
+    typer.echo(render_set_add(outcome.to_dict(), dry_run=dry_run), nl=False)
     for note in outcome.notes:
         _state.err(f"note: {note}")

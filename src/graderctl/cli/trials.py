@@ -7,13 +7,13 @@ Exit codes: 0 imported; 2 bad usage; 3 unreadable or invalid input (an Inspect l
 from __future__ import annotations
 
 import json
-from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from graderctl.cli import _state
+from graderctl.cli._options import Format
 
 if TYPE_CHECKING:
     from graderctl.services.trials_import import ImportOptions
@@ -23,11 +23,6 @@ import_app = typer.Typer(
     help="Import agent trials from Inspect AI logs or from any JSON Lines.", no_args_is_help=True
 )
 app.add_typer(import_app, name="import")
-
-
-class Format(StrEnum):
-    text = "text"
-    json = "json"
 
 
 Output = Annotated[Path, typer.Option("--output", "-o", help="Where to write the trials (JSON Lines).")]
@@ -87,31 +82,12 @@ def _show(summary: dict[str, Any], fmt: Format) -> None:
     if fmt is Format.json:
         typer.echo(json.dumps(summary, indent=2, ensure_ascii=False))
         return
-    epochs = summary["epochs"]
-    typer.echo(
-        f"wrote {summary['output']}: {summary['trials']} trial(s) of {summary['tasks']} task(s)"
-        + (f", epochs {epochs[0]}-{epochs[-1]}" if len(epochs) > 1 else "")
-        + (f", generator {', '.join(summary['generators'])}" if summary["generators"] else "")
-    )
-    cost = summary["cost"]
-    usd = "unknown" if cost["usd"] is None else f"${cost['usd']:.4f}"
-    typer.echo(f"  tokens: {cost['input_tokens']} in, {cost['output_tokens']} out; cost {usd}")
-    if summary["corpus_output"] is not None:
-        typer.echo(f"  wrote {summary['corpus_output']}: {summary['documents']} page(s) the agents read")
-    results = summary["results"]
-    if results is not None:
-        typer.echo(
-            f"  wrote {summary['results_output']}: success from {results['scorer'] or 'the mapped field'}: "
-            f"{results['successes']} succeeded, {results['failures']} failed, {results['null']} not scored"
-        )
+    from graderctl.render.imports import render_trials_import, render_trials_next
+
+    typer.echo(render_trials_import(summary), nl=False)
     for note in summary["notes"]:
         _state.err(f"note: {note}")
-    next_steps = f"Next: graderctl score {summary['output']} --output results.jsonl"
-    if summary["corpus_output"] is not None:
-        next_steps += f" --corpus {summary['corpus_output']}"
-    typer.echo(next_steps)
-    if results is not None:
-        typer.echo(f"      graderctl metrics {summary['results_output']}   (the harness's own success)")
+    typer.echo(render_trials_next(summary), nl=False)
 
 
 @import_app.command("inspect")

@@ -7,27 +7,29 @@ without scores); 4 the grader could not run; 130 interrupted (nothing written).
 
 from __future__ import annotations
 
-from enum import StrEnum
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from graderctl.cli import _state
-from graderctl.cli._options import Jobs, NoCache, SampleBatchSize, SampleTimeout
+from graderctl.cli._options import (
+    GraderRef,
+    Jobs,
+    NoCache,
+    Quiet,
+    RenderFormatOption,
+    RenderingOutput,
+    SampleBatchSize,
+    SampleTimeout,
+    check_timeout,
+)
+from graderctl.cli._options import RenderFormat as Format
 from graderctl.errors import ExitCode, UsageError
 
 if TYPE_CHECKING:
     from graderctl.models.tuning import TuneResult
 
 _TARGET_KEYS = {"far": "far", "frr": "frr", "coverage": "coverage", "min_coverage": "coverage"}
-
-
-class Format(StrEnum):
-    text = "text"
-    json = "json"
-    md = "md"
-    html = "html"
 
 
 def parse_target(text: str) -> dict[str, float]:
@@ -56,7 +58,7 @@ def parse_target(text: str) -> dict[str, float]:
 
 
 def tune(
-    ref: Annotated[str, typer.Argument(help="Grader: name@version, or name for the newest version.")],
+    ref: GraderRef,
     set_: Annotated[str, typer.Option("--set", help="Set name or folder; its tune split is used.")],
     param: Annotated[
         str, typer.Option("--param", help="The parameter swept (the kind's score is compared with it).")
@@ -70,14 +72,8 @@ def tune(
     band: Annotated[
         bool, typer.Option("--band", help="Choose an abstention band (reject below, accept at or above).")
     ] = False,
-    fmt: Annotated[Format, typer.Option("--format", help="Output format on stdout.")] = Format.text,
-    output: Annotated[
-        Path | None,
-        typer.Option(
-            "--output",
-            help="Also write the rendering (in --format) to this file; a .html file gets the HTML page.",
-        ),
-    ] = None,
+    fmt: RenderFormatOption = Format.text,
+    output: RenderingOutput = None,
     no_write: Annotated[
         bool, typer.Option("--no-write", help="Show the trade-off and the choice; write no new version.")
     ] = False,
@@ -87,7 +83,7 @@ def tune(
     jobs: Jobs = 1,
     timeout: SampleTimeout = None,
     batch_size: SampleBatchSize = 64,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or notes on stderr.")] = False,
+    quiet: Quiet = False,
     no_cache: NoCache = False,
 ) -> None:
     """Choose a grader's operating point on the tune split of a set and write it as a new version.
@@ -101,8 +97,7 @@ def tune(
     Exit codes: 0 a point meets the limits; 1 none does (nothing written); 3 bad input; 4 the grader could
     not run; 130 interrupted.
     """
-    if timeout is not None and not timeout > 0:
-        raise UsageError(f"--timeout must be a positive number of seconds, got {timeout:g}")
+    check_timeout(timeout)
     limits = parse_target(target) if target is not None else None
     from graderctl.cli._progress import progress_bar, progress_enabled
     from graderctl.services.running import RunOptions

@@ -10,30 +10,20 @@ Exit codes: 0 done; 2 bad usage; 3 invalid trials or corpus. ``--format json`` p
 
 from __future__ import annotations
 
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from graderctl.cli import _state
-
-
-class Format(StrEnum):
-    text = "text"
-    json = "json"
+from graderctl.cli._options import Corpus, Format, QuietNotes
 
 
 def units(
     trials: Annotated[Path, typer.Argument(help="Agent trials (JSON Lines; see README, 'Agent trials').")],
-    corpus: Annotated[
-        Path | None,
-        typer.Option(
-            "--corpus", help="Documents the citations point at (default: corpus.jsonl beside the trials)."
-        ),
-    ] = None,
+    corpus: Corpus = None,
     fmt: Annotated[Format, typer.Option("--format", help="Output format on stdout.")] = Format.text,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No notes on stderr.")] = False,
+    quiet: QuietNotes = False,
 ) -> None:
     """Show the units each check would grade in each trial (claims, citations, quotes, sources, uncited
     claims, missing sources), without grading."""

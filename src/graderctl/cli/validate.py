@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from graderctl.cli import _state
+from graderctl.cli._options import Format, FormatOption
 from graderctl.errors import ExitCode
 
 
@@ -21,11 +22,6 @@ class AsType(StrEnum):
     samples = "samples"
     manifest = "manifest"
     review = "review"
-
-
-class Format(StrEnum):
-    text = "text"
-    json = "json"
 
 
 def _one_line(text: str) -> str:
@@ -46,7 +42,7 @@ def validate(
             "--update-lock", help="Record new grader versions in graders/graders.lock (release them)."
         ),
     ] = False,
-    fmt: Annotated[Format, typer.Option("--format", help="Output format.")] = Format.text,
+    fmt: FormatOption = Format.text,
     max_problems: Annotated[
         int,
         typer.Option(

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 from graderctl.models.reports import CalibrationReport
 from graderctl.render._fmt import (
     cascade_line,
@@ -112,3 +115,33 @@ def render_text(report: CalibrationReport) -> str:
         if len(erred) > MAX_SHOWN:
             out.append(f"    … and {len(erred) - MAX_SHOWN} more in the report")
     return "\n".join(out) + "\n"
+
+
+def error_rate_summary(report: CalibrationReport) -> str:
+    """Why a calibration ended in an error: how many samples erred against the policy, the commonest cause."""
+    from collections import Counter
+
+    causes = Counter(o.error for o in report.samples if o.accepted is None and o.error)
+    total = report.errors + (report.n_graded or 0)
+    text = (
+        f"the grader erred on {report.errors} of {total} samples ({pct(report.error_rate)}), more than the "
+        f"set's policy allows ({pct(report.policy.max_error_rate)})"
+    )
+    if causes:
+        cause, count = causes.most_common(1)[0]
+        text += f"; most common error ({count}x): {cause}"
+    return text
+
+
+def render_check_text(results: Sequence[Mapping[str, Any]]) -> str:
+    """``calibrate --check``: one line per report (current or STALE, with why), then the count."""
+    lines = [
+        f"{'current' if r['state'] == 'current' else 'STALE'}  {r['grader']} on {r['set']}"
+        + ("" if r["state"] == "current" else f": {r['detail']}")
+        for r in results
+    ]
+    stale = sum(1 for r in results if r["state"] != "current")
+    summary = (
+        f"{stale} of {len(results)} report(s) stale" if stale else f"all {len(results)} report(s) current"
+    )
+    return "\n".join([*lines, summary]) + "\n"

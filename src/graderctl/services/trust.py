@@ -80,6 +80,29 @@ def sets_of_check(root: Path, check: Check, *, strict: bool = True) -> list[Load
     return sorted(out, key=lambda s: s.name)
 
 
+def chosen_sets(
+    root: Path, check: Check, names: list[str] | None, *, required: bool = True
+) -> list[LoadedSet]:
+    """The sets a command runs a grader of ``check`` on: the ones named (``--set``: a name or a folder), else
+    every set of the check. With ``required``, finding none is an :class:`InvalidInputError`."""
+    from graderctl.errors import Problem
+    from graderctl.store.project import find_set
+
+    chosen = [find_set(s, root) for s in names] if names else sets_of_check(root, check)
+    if required and not chosen:
+        raise InvalidInputError(
+            f"no calibration set for check {check.value}",
+            [
+                Problem(
+                    file="calibration_sets",
+                    message=f"no calibration set with check = {check.value!r}",
+                    fix="add one under calibration_sets/, or give a set folder with --set",
+                )
+            ],
+        )
+    return chosen
+
+
 def trust_entry(grader: LoadedGrader, cal_set: LoadedSet, root: Path) -> TrustEntry:
     """The trust state of ``grader`` on ``cal_set``, from the report on disk."""
     ref = grader.ref

@@ -6,11 +6,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from graderctl.render.html._page import banner, document, esc, filter_bar, fmt_pct, status
 
-__all__ = ["SiteEntry", "entry_for", "index_page", "page_name"]
+__all__ = ["SiteEntry", "entry_for", "index_page", "page_name", "site_text"]
 
 
 @dataclass
@@ -200,3 +201,13 @@ def index_page(entries: Sequence[SiteEntry]) -> Iterator[str]:
         )
 
     yield from document("graderctl reports: " + summary, body())
+
+
+def site_text(entries: Sequence[SiteEntry], output: Path, *, pages: int, index: Path) -> str:
+    """What ``graderctl report`` prints: one line per page (its status and where it is), then the count."""
+    lines = []
+    for e in entries:
+        mark = {True: "ok  ", False: "FAIL", None: "    "}[e.passed]
+        lines.append(f"{mark}  {e.type:11} {e.grader} on {e.set}: {e.verdict} -> {output / e.page}\n")
+    lines.append(f"wrote {pages} page(s) and {index}\n")
+    return "".join(lines)
