@@ -7,7 +7,8 @@ import random
 import pytest
 
 from graderctl.kinds import _support_features as sf
-from graderctl.kinds._text import fold_typography, sentence_spans
+from graderctl.language.sentences import sentence_spans
+from graderctl.language.typography import fold_typography
 
 PAGE = (
     "The Harbour Museum opened in Lisbon on 1998-03-14.  Its collection (3,500,000 objects) comes from "

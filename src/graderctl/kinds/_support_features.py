@@ -62,19 +62,12 @@ from dataclasses import dataclass, field, replace
 from itertools import chain, pairwise
 from typing import Any
 
-import Stemmer  # type: ignore[import-not-found]
-
-from graderctl.kinds._text import NEGATIONS as _TEXT_NEGATIONS
-from graderctl.kinds._text import STOPWORDS as _TEXT_STOPWORDS
-from graderctl.kinds._text import extract_numbers, fold_typography, sentence_spans
-
-_STEMMER = Stemmer.Stemmer("english")
-
-
-def stem(word: str) -> str:
-    """The Snowball (Porter2) English stem of a lower-case word."""
-    out: str = _STEMMER.stemWord(word)
-    return out
+from graderctl.language.numbers import extract_numbers
+from graderctl.language.sentences import sentence_spans, split_sentences
+from graderctl.language.stemming import stem
+from graderctl.language.tokens import NEGATIONS as _TEXT_NEGATIONS
+from graderctl.language.tokens import STOPWORDS as _TEXT_STOPWORDS
+from graderctl.language.typography import fold_typography
 
 
 def _stems(words: Iterable[str]) -> frozenset[str]:
@@ -742,9 +735,10 @@ def _half_step(written: str, factor: float, approx: bool) -> float:
 
 
 def numbers_in(text: str, *, skip_one: bool = False) -> list[Number]:
-    """Numbers of a (typography-folded) text with their kind, from :func:`_text.extract_numbers`, "2018-19"
-    read as 2019, scale suffixes ("1.9m"), currencies, units (GW = 1,000 MW; bps = 0.01 percentage points)
-    and the counted thing after each number."""
+    """Numbers of a (typography-folded) text with their kind, from
+    :func:`graderctl.language.numbers.extract_numbers`, "2018-19" read as 2019, scale suffixes ("1.9m"),
+    currencies, units (GW = 1,000 MW; bps = 0.01 percentage points) and the counted thing after each
+    number."""
     out: list[Number] = []
     for m in extract_numbers(text):
         low = m.text.lower()
@@ -1482,8 +1476,6 @@ MIN_PART_TERMS = 3
 def claim_parts(text: str) -> list[str]:
     """The parts of a claim to grade one by one: its sentences, each with at least :data:`MIN_PART_TERMS`
     content terms (a shorter sentence joins its neighbour). A one-sentence claim is one part."""
-    from graderctl.kinds._text import split_sentences
-
     text = strip_citation_markers(text).strip()
     sentences = split_sentences(text)
     if len(sentences) < 2:

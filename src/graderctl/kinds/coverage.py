@@ -11,7 +11,7 @@ their spelled-out form ("SST": "sea surface temperature"), the alternatives a nu
 
 Several signals are measured in the passage and across the report: recall of the nugget's content words and
 bigrams, whether its subject and first other word are there and how far apart, negation agreement, and its
-numbers (see :mod:`graderctl.kinds._quantities`: "a quarter" ~ "26%", "2.3 million" ~ "2,314,000", a hedged
+numbers (see :mod:`graderctl.language.quantities`: "a quarter" ~ "26%", "2.3 million" ~ "2,314,000", a hedged
 "about 7.5 million" ~ "almost 8 million", "4,996 MW" ~ "4.996 GW", a date's missing day tolerated, but "87" is
 not "78" nor "2013" "2003"). A small logistic model combines them; its weights, intercept and threshold are
 ``[params]`` of the grader definition (fitted on development data by ``benchmarks/fit_coverage.py``), so they
@@ -39,14 +39,15 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field, model_validator
 
-from graderctl.kinds import _text
-from graderctl.kinds._quantities import (
+from graderctl import language
+from graderctl.language.quantities import (
     Quantity,
     ReportQuantities,
     complement_linked,
     extract_quantities,
     quantity_present,
 )
+from graderctl.language.stemming import stem
 from graderctl.models.base import Check
 from graderctl.models.calset import CoverageInput, SampleInput
 from graderctl.plugin import BandParams, GraderKind, Verdict, decide
@@ -203,53 +204,11 @@ class CoverageParams(BandParams, GraderKind.Params):
 # --- words ---------------------------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=1)
-def _stemmer() -> Any:
-    import Stemmer  # type: ignore[import-not-found]  # PyStemmer: Snowball stemmers, no stubs
-
-    return Stemmer.Stemmer("english")
-
-
-#: Past forms of common irregular English verbs, by their base form (a stemmer leaves "won" and "win" apart).
-_IRREGULAR_TEXT = """
-arise arose arisen; be was were been; bear bore born borne; beat beaten; become became; begin began begun;
-bend bent; bet; bid; bite bit bitten; bleed bled; blow blew blown; break broke broken;
-breed bred; bring brought; build built; burn burnt; burst; buy bought; catch caught; choose chose chosen;
-cling clung; come came; cost; creep crept; cut; deal dealt; dig dug; do did done; draw drew drawn;
-dream dreamt; drink drank drunk; drive drove driven; eat ate eaten; fall fell fallen; feed fed; feel felt;
-fight fought; find found; flee fled; fling flung; fly flew flown; forbid forbade forbidden; forget forgot
-forgotten; forgive forgave forgiven; freeze froze frozen; get got gotten; give gave given; go went gone;
-grind; grow grew grown; hang hung; have had has; hear heard; hide hid hidden; hit; hold held;
-hurt; keep kept; kneel knelt; know knew known; lay laid; lead led; leap leapt; leave left; lend lent;
-let; light; lose lost; make made; mean meant; meet met; pay paid; put; quit; read;
-ride rode ridden; ring rang rung; rise rose risen; run ran; say said; see saw seen; seek sought;
-sell sold; send sent; set; shake shook shaken; shed; shine shone; shoot shot; show shown; shrink shrank
-shrunk; shut; sing sang sung; sink sank sunk; sit sat; sleep slept; slide slid; speak spoke spoken;
-speed sped; spend spent; spin spun; split; spread; spring sprang sprung; stand stood; steal stole stolen;
-stick stuck; sting stung; stink stank; strike struck; strive strove striven; swear swore sworn;
-sweep swept; swim swam swum; swing swung; take took taken; teach taught; tear tore torn; tell told;
-think thought; throw threw thrown; tread trod trodden; undergo underwent undergone; understand understood;
-wake woke woken; wear wore worn; weave wove woven; weep wept; win won; withdraw withdrew
-withdrawn; write wrote written
-"""
-_IRREGULAR: dict[str, str] = {
-    form: group.split()[0]
-    for group in _IRREGULAR_TEXT.replace("\n", " ").split(";")
-    if group.strip()
-    for form in group.split()[1:]
-}
-
-
-@lru_cache(maxsize=131072)
 def _stem(token: str) -> str:
-    """The Snowball (Porter 2) English stem of a lower-case token, possessive ``'s`` dropped; numbers and
-    tokens with digits unchanged."""
-    if token.endswith(("'s", "’s")):
-        token = token[:-2]
-    if not token.isalpha():
-        return token
-    token = _IRREGULAR.get(token, token)
-    return str(_stemmer().stemWord(token))
+    """The stem of a lower-case token: :func:`graderctl.language.stemming.stem` with ``base_forms`` (the
+    possessive ``'s`` dropped, numbers and tokens with digits unchanged, irregular past forms read as their
+    base form: "won" = "win")."""
+    return stem(token, base_forms=True)
 
 
 # --- report preparation ---------------------------------------------------------------------------------
@@ -284,7 +243,7 @@ _TOKENISED_END = re.compile(r"(?<=\s[.!?])\s+(?=\S)")
 
 
 def _undo_tokenisation(text: str) -> str:
-    text = _text.fold_typography(text)
+    text = language.fold_typography(text)
     text = _PTB_RE.sub(lambda m: _PTB.get(m.group().lower(), m.group()), text)
     text = _SPACED_CLITIC.sub(r"\1", text)
     text = _GLUED_SCALE.sub(r"\1 \2", text)
@@ -304,18 +263,18 @@ def _detokenise(text: str) -> str:
 def clean_text(text: str) -> str:
     """Undo tokenisation artefacts of news datasets (``-lrb-``, `` ` `` quotes, ``he 's``, `` , ``,
     ``( £ 9.90 )``, ``self - esteem``) and fold typography; keeps case."""
-    return _text.normalize(_detokenise(_undo_tokenisation(text)), casefold=False)
+    return language.normalize(_detokenise(_undo_tokenisation(text)), casefold=False)
 
 
 def report_sentences(text: str) -> list[str]:
     """The sentences of a report, cleaned (see :func:`clean_text`). Tokenised text (``" . "``) is split at
     its stand-alone sentence marks first, so lower-cased summaries are split too; ordinary text by
-    :func:`graderctl.kinds._text.split_sentences`."""
-    base = _text.normalize(_undo_tokenisation(text), casefold=False)
+    :func:`graderctl.language.sentences.split_sentences`."""
+    base = language.normalize(_undo_tokenisation(text), casefold=False)
     chunks = _TOKENISED_END.split(base) if " ." in base or " ?" in base or " !" in base else [base]
     sentences: list[str] = []
     for chunk in chunks:
-        for sentence in _text.split_sentences(_detokenise(chunk)):
+        for sentence in language.split_sentences(_detokenise(chunk)):
             if sentences and not any(c.isalnum() for c in sentence):
                 sentences[-1] += " " + sentence  # a closing quote after the mark
             else:
@@ -432,7 +391,7 @@ _ACRONYM_SKIP = frozenset(["of", "and", "for", "the", "in", "on", "de", "&"])
 
 
 def _sentence_parts(sentence: str) -> _SentenceParts:
-    tokens = _text.tokenize(sentence)
+    tokens = language.tokenize(sentence)
     stems = [_stem(t) for t in tokens]
     words = set(tokens)
     return _SentenceParts(
@@ -447,7 +406,7 @@ def _sentence_parts(sentence: str) -> _SentenceParts:
 
 def _negated(tokens: set[str] | list[str]) -> bool:
     words = set(tokens)
-    return not _text.NEGATIONS.isdisjoint(words) or any(t.endswith("n't") for t in words if "'" in t)
+    return not language.NEGATIONS.isdisjoint(words) or any(t.endswith("n't") for t in words if "'" in t)
 
 
 # --- nugget features ------------------------------------------------------------------------------------
@@ -546,15 +505,15 @@ def _names(nugget: str) -> list[_Name]:
         low = word.lower()
         capital = (
             bool(_CAPITALISED.fullmatch(word))
-            and low not in _text.STOPWORDS
-            and low not in _text.MONTHS
-            and not _text.number_keys(low)
+            and low not in language.STOPWORDS
+            and low not in language.MONTHS
+            and not language.number_keys(low)
             and not (i == 0 and low in _COMMON_INITIAL)
         )
         if capital:
             if not current:
                 start = i
-            current.extend(_stem(t) for t in _text.tokenize(word))
+            current.extend(_stem(t) for t in language.tokenize(word))
             words.append(word)
         else:
             close()
@@ -600,7 +559,7 @@ def _alternatives(nugget: str) -> list[set[str]]:
     slots: list[set[str]] = []
     for left, right in itertools.pairwise(nugget.split("/")):
         words = _edge_phrase(left, from_end=True) + _edge_phrase(right, from_end=False)
-        slot = {_stem(t) for w in words for t in _text.tokenize(w)}
+        slot = {_stem(t) for w in words for t in language.tokenize(w)}
         if slots and slots[-1] & slot:
             slots[-1] |= slot
         elif len(slot) > 1:
@@ -647,12 +606,12 @@ class _NuggetParts:
 @lru_cache(maxsize=8192)
 def _nugget_parts(nugget: str) -> _NuggetParts:
     cleaned = clean_text(nugget).replace("/", " / ")
-    tokens = _text.tokenize(cleaned)
+    tokens = language.tokenize(cleaned)
     has_age = _AGE.search(cleaned) is not None
     content = [
         t
         for t in tokens
-        if t not in _text.STOPWORDS
+        if t not in language.STOPWORDS
         and not _is_number_token(t)
         and t not in _NUMBER_WORDS
         and not (has_age and _stem(t) in _AGE_WORDS)
@@ -693,7 +652,7 @@ def nugget_features(nugget: str, report: ReportIndex, *, slip: float = 0.85) -> 
     weights = {s: (2.0 if s in group_of else 1.0) * (1.0 + min(len(s), 10) / 10) for s in content_stems}
     total_weight = sum(weights.values())
     bigrams = [(resolved.get(a) or a, resolved.get(b) or b) for a, b in itertools.pairwise(all_stems)]
-    bigrams = [bg for bg in bigrams if not (bg[0] in _text.STOPWORDS and bg[1] in _text.STOPWORDS)]
+    bigrams = [bg for bg in bigrams if not (bg[0] in language.STOPWORDS and bg[1] in language.STOPWORDS)]
     coref = _coreferences(groups, resolved, report) if groups else {}
     # an acronym of the nugget the report spells out ("SST": "sea surface temperature"), by sentence
     acronyms: dict[str, set[int]] = {}
@@ -888,7 +847,7 @@ def _contradictions(nugget_stems: list[str], passage: set[str]) -> list[tuple[st
 def _is_number_token(token: str) -> bool:
     if token[:1].isdigit():
         return True
-    return token in _NUMBER_WORD_TOKENS or ("-" in token and bool(_text.number_keys(token)))
+    return token in _NUMBER_WORD_TOKENS or ("-" in token and bool(language.number_keys(token)))
 
 
 _NUMBER_WORDS_TEXT = (

@@ -33,8 +33,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
-from graderctl import __version__
-from graderctl.kinds import _text
+from graderctl import __version__, language
 from graderctl.models.base import Check
 from graderctl.models.calset import CorpusDocument, SampleInput, SourceExistenceInput
 from graderctl.normalize import find_doi, normalize_doi, normalize_url
@@ -173,7 +172,7 @@ class _DocIndex:
         """``(norm, display, blank)`` of a document's text: ``norm`` is the comparison form; ``display`` the
         same with its case kept, when it aligns character for character with ``norm`` (for reasons);
         ``blank`` says the text is empty or only whitespace (its quotes cannot be checked)."""
-        display = _text.normalize(_unescape(text), casefold=False)
+        display = language.normalize(_unescape(text), casefold=False)
         norm = display.lower()
         if len(norm) != len(display):  # rare: a lower-casing that changes length (e.g. "İ")
             display = norm
@@ -267,8 +266,8 @@ class _TitleIndex:
         # the corpus has normalised every URL already: reuse its keys (a document whose URL another one
         # claimed first is normalised here)
         url_keys = {id(doc): key for key, doc in corpus.by_url.items()}
-        normalize = _text.normalize
-        content_words = _text.content_words
+        normalize = language.normalize
+        content_words = language.content_words
         for i, doc in enumerate(corpus.documents):
             title = normalize(doc.title) if doc.title else ""
             titles.append(title)
@@ -306,10 +305,10 @@ class _TitleIndex:
         import rapidfuzz.fuzz as fuzz  # (not `from`: cheaper when run per citation)
         import rapidfuzz.process as process
 
-        query = _text.normalize(title)
+        query = language.normalize(title)
         by_token = self.by_token
         # rarest first; ties by the word itself, so the hint does not depend on the process's hash seed
-        words = sorted(set(_text.content_words(query)), key=lambda w: (len(by_token.get(w, ())), w))
+        words = sorted(set(language.content_words(query)), key=lambda w: (len(by_token.get(w, ())), w))
         common = max(per_word, len(self.titles) // 100)
         postings: list[array[int]] = []
         for w in words[:4]:
@@ -406,7 +405,7 @@ def _unescape(text: str) -> str:
 
 
 def _clean_fragment(fragment: str) -> str:
-    return _text.normalize(_unescape(fragment)).strip(_EDGE_PUNCT)
+    return language.normalize(_unescape(fragment)).strip(_EDGE_PUNCT)
 
 
 def _find_word_bounded(hay: str, needle: str, start: int) -> int:
@@ -447,7 +446,7 @@ def _is_spelling_slip(a: str, b: str, min_len: int) -> bool:
         return False
     if not (a.isalpha() and b.isalpha()):
         return False
-    if a in _text.NEGATIONS or b in _text.NEGATIONS:
+    if a in language.NEGATIONS or b in language.NEGATIONS:
         return False
     number_a, number_b = _number_word(a), _number_word(b)
     if number_a and number_b and number_a != number_b:
@@ -586,8 +585,8 @@ class _QuoteMatcher:
 
         problems: list[str] = []
         # numbers written in digits must reappear; numbers in words are compared as words below
-        q_numbers = set(_text.number_keys(frag)) if _has_digit(frag) else set()
-        p_numbers = set(_text.number_keys(passage)) if q_numbers else set()
+        q_numbers = set(language.number_keys(frag)) if _has_digit(frag) else set()
+        p_numbers = set(language.number_keys(passage)) if q_numbers else set()
         missing_numbers = sorted(q_numbers - p_numbers)
         if missing_numbers:
             have = ", ".join(sorted(p_numbers)) or "none"
@@ -612,7 +611,7 @@ class _QuoteMatcher:
                     f"'{qa[0]}' where the source has '{pb[0]}' (more spelling differences than allowed)"
                 )
                 continue
-            negated = sorted({w for w in (*qa, *pb) if w in _text.NEGATIONS})
+            negated = sorted({w for w in (*qa, *pb) if w in language.NEGATIONS})
             note = f" (negation: {', '.join(negated)})" if negated else ""
             if qa and pb:
                 problems.append(f"'{' '.join(qa)}' where the source has '{' '.join(pb)}'{note}")
@@ -648,11 +647,11 @@ def _same_number(a: list[str], b: list[str]) -> bool:
     """The same number written two ways (``3.5 million`` / ``3500000``, ``forty`` / ``40``)."""
 
     def numeric(tokens: list[str]) -> bool:
-        return all(t[0].isdigit() or t in _NUMBERISH or _text.number_keys(t) for t in tokens)
+        return all(t[0].isdigit() or t in _NUMBERISH or language.number_keys(t) for t in tokens)
 
     if not (numeric(a) and numeric(b)):
         return False
-    ka, kb = _text.number_keys(" ".join(a)), _text.number_keys(" ".join(b))
+    ka, kb = language.number_keys(" ".join(a)), language.number_keys(" ".join(b))
     return bool(ka) and ka == kb
 
 
@@ -662,7 +661,7 @@ def _split_quote(quote: str) -> list[str]:
     if len(stripped) >= 2 and stripped[0] in "\"'“‘«" and stripped[-1] in "\"'”’»":
         stripped = stripped[1:-1]
     out: list[str] = []
-    for part in _text.split_ellipsis(stripped):
+    for part in language.split_ellipsis(stripped):
         if "[" in part:
             out.extend(p for p in _BRACKETED.split(part) if p.strip(_EDGE_PUNCT))
         else:

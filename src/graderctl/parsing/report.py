@@ -15,7 +15,7 @@ What it reads, in the styles research agents write:
 - author-year citations, ``(Lewis et al., 2020)``, ``(Smith & Jones, 2019; Lee 2021)``, ``Lewis et al.
   (2020)``, matched to a reference-list entry by first author and year.
 
-Each sentence (the project's own splitter, :func:`graderctl.kinds._text.sentence_spans`) that carries a
+Each sentence (the project's own splitter, :func:`graderctl.language.sentences.sentence_spans`) that carries a
 citation is a claim; the citations are the sentence's. A quoted passage (straight, curly or angle quotes, two
 words or more) becomes the quote of the citation that follows it. A marker that points to no listed source is
 kept as a citation with ``source_id=None`` (a citation to a missing source). Sentences that state something
@@ -34,7 +34,7 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
-from graderctl.kinds._text import sentence_spans
+from graderctl.language.sentences import sentence_spans
 from graderctl.normalize import find_doi, normalize_url
 
 PARSER_NAME = "report-parser"

@@ -422,7 +422,7 @@ _DIGITS = re.compile(r"\d+")
 
 
 def _norm(text: str) -> str:
-    from graderctl.kinds._text import normalize
+    from graderctl.language.typography import normalize
 
     return normalize(text)
 
@@ -486,7 +486,7 @@ def _change_number(sentence: str, rng: random.Random) -> str | None:
 
 
 def _change_word(sentence: str, rng: random.Random, vocabulary: list[str]) -> str | None:
-    from graderctl.kinds._text import STOPWORDS
+    from graderctl.language.tokens import STOPWORDS
 
     candidates = [
         m for m in _WORDS_RE.finditer(sentence) if m.group().lower() not in STOPWORDS and m.start() > 0

@@ -1,7 +1,7 @@
 """Quantities for the ``coverage`` kind: the numbers of a text with how exactly they were stated, and when a
 number a nugget requires counts as stated by a report.
 
-A quantity is a number (:func:`graderctl.kinds._text.extract_numbers`: digits, scale words, percentages,
+A quantity is a number (:func:`graderctl.language.numbers.extract_numbers`: digits, scale words, percentages,
 number words) plus what the text says about its precision:
 
 - *hedged* (``about 26%``, ``nearly 8 million``, ``more than 300``): compared within 10%;
@@ -25,84 +25,23 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
-from graderctl.kinds import _text
-
-
-def _wordlist(text: str) -> list[str]:
-    return text.split()
-
+from graderctl.language import vocabulary
+from graderctl.language.dates import MONTHS, DateMention, extract_dates
+from graderctl.language.numbers import NUMBER_WORDS, extract_numbers, numbers_close
 
 __all__ = ["Quantity", "ReportQuantities", "complement_linked", "extract_quantities", "quantity_present"]
 
-_UNIT_WORDS = {
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-}
-_ORDINALS = {
-    "third": 3,
-    "fourth": 4,
-    "fifth": 5,
-    "sixth": 6,
-    "seventh": 7,
-    "eighth": 8,
-    "ninth": 9,
-    "tenth": 10,
-    "eleventh": 11,
-    "twelfth": 12,
-    "thirteenth": 13,
-    "fourteenth": 14,
-    "fifteenth": 15,
-    "sixteenth": 16,
-    "seventeenth": 17,
-    "eighteenth": 18,
-    "nineteenth": 19,
-    "twentieth": 20,
-    "thirtieth": 30,
-    "fortieth": 40,
-    "fiftieth": 50,
-    "sixtieth": 60,
-    "seventieth": 70,
-    "eightieth": 80,
-    "ninetieth": 90,
-    "hundredth": 100,
-}
-_TENS = {
-    "twenty": 20,
-    "thirty": 30,
-    "forty": 40,
-    "fifty": 50,
-    "sixty": 60,
-    "seventy": 70,
-    "eighty": 80,
-    "ninety": 90,
-}
+#: ``one`` ... ``twelve`` -> value.
+_UNIT_WORDS: dict[str, int] = {k: v for k, v in NUMBER_WORDS.items() if 1 <= v <= 12}
+#: Ordinal words from ``third`` on -> value.
+_ORDINALS: dict[str, int] = {k: int(v) for k, v in vocabulary.table("ordinal_words").items()}
+#: ``twenty`` ... ``ninety`` -> value.
+_TENS: dict[str, int] = {k: v for k, v in NUMBER_WORDS.items() if v >= 20}
 #: Fractions by their denominator word (singular and plural).
-_DENOMINATORS = {
-    "half": 2,
-    "halves": 2,
-    "third": 3,
-    "thirds": 3,
-    "quarter": 4,
-    "quarters": 4,
-    "fourth": 4,
-    "fourths": 4,
-    "fifth": 5,
-    "fifths": 5,
-    "tenth": 10,
-    "tenths": 10,
-}
+_DENOMINATORS: dict[str, int] = {k: int(v) for k, v in vocabulary.table("fraction_denominators").items()}
 _TIME_UNITS = r"(?:second|minute|hour|day|week|month|year|game|match|matche|race|start|attempt|season)s?\b"
 _NUMBER_WORDS = "|".join(sorted([*_UNIT_WORDS, *_TENS], key=len, reverse=True))
 _SMALL = rf"(?:\d{{1,3}}|a|an|{_NUMBER_WORDS})"
@@ -204,28 +143,39 @@ _TRIGGERS = frozenset(
         *_TENS,
         *_ORDINALS,
         *_DENOMINATORS,
-        *_wordlist(
-            "first second dozen hundred thousand million billion trillion halve halved halves halving"
-        ),
-        *_wordlist("zero thirteen fourteen fifteen sixteen seventeen eighteen nineteen"),
+        *[
+            "first",
+            "second",
+            "dozen",
+            "hundred",
+            "thousand",
+            "million",
+            "billion",
+            "trillion",
+            "halve",
+            "halved",
+            "halves",
+            "halving",
+        ],
+        *["zero", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"],
     ]
 )
-_MONTH_WORDS = frozenset(_text.MONTHS)
+_MONTH_WORDS = frozenset(MONTHS)
 #: Words one of which each pattern needs (proportions "3 in 10" need "in" or "out").
 _FRACTION_WORDS = frozenset([*_DENOMINATORS, "halve", "halved", "halves", "halving", "in", "out", "per"])
 _SCALE_WORDS = frozenset(["dozen", "hundred", "thousand", "million", "billion"])
 _ORDINAL_WORDS = frozenset([*_ORDINALS, "first", "second"])
 
 
-def _dates(text: str) -> list[_text.DateMention]:
-    """:func:`graderctl.kinds._text.extract_dates`, skipped for a text with neither a digit nor a month."""
+def _dates(text: str) -> list[DateMention]:
+    """:func:`graderctl.language.dates.extract_dates`, skipped for a text with neither a digit nor a month."""
     if _DIGIT.search(text) is None and _MONTH_WORDS.isdisjoint(_WORD.findall(text.lower())):
         return []
-    return _text.extract_dates(text)
+    return extract_dates(text)
 
 
 def extract_quantities(
-    text: str, *, in_nugget: bool = False, dates: list[_text.DateMention] | None = None
+    text: str, *, in_nugget: bool = False, dates: list[DateMention] | None = None
 ) -> list[Quantity]:
     """The quantities of ``text`` (a cleaned text, see :func:`graderctl.kinds.coverage.clean_text`).
     ``in_nugget``: leave out ``first``/``second`` (too often not numbers) -- a report keeps them. ``dates``:
@@ -282,7 +232,7 @@ def extract_quantities(
         add(Quantity(value, False, m.group(), m.start(), m.end(), precision=None))
     if dates is None:
         dates = _dates(text)
-    for n in _text.extract_numbers(probe):
+    for n in extract_numbers(probe):
         if not free(n.start, n.end):
             continue
         raw = text[n.start : n.end]
@@ -324,36 +274,11 @@ def extract_quantities(
 
 
 #: Units with SI prefixes or as words: (base unit, factor). Case matters ("MW" is not "mW").
-_UNITS: dict[str, tuple[str, float]] = {}
-for _prefix, _factor in (("", 1.0), ("k", 1e3), ("M", 1e6), ("G", 1e9), ("T", 1e12)):
-    for _u in ("W", "Wh"):
-        _UNITS[_prefix + _u] = (_u, _factor)
-for _prefix, _factor in (("", 1.0), ("k", 1e3), ("m", 1e-3), ("c", 1e-2)):
-    _UNITS[_prefix + "m"] = ("m", _factor)
-    _UNITS[_prefix + "g"] = ("g", _factor)
-_UNITS["t"] = ("g", 1e6)
-_UNIT_WORDS_TABLE = {
-    "watt": ("W", 1.0),
-    "kilowatt": ("W", 1e3),
-    "megawatt": ("W", 1e6),
-    "gigawatt": ("W", 1e9),
-    "terawatt": ("W", 1e12),
-    "kilowatt-hour": ("Wh", 1e3),
-    "megawatt-hour": ("Wh", 1e6),
-    "gigawatt-hour": ("Wh", 1e9),
-    "terawatt-hour": ("Wh", 1e12),
-    "gram": ("g", 1.0),
-    "kilogram": ("g", 1e3),
-    "milligram": ("g", 1e-3),
-    "tonne": ("g", 1e6),
-    "metre": ("m", 1.0),
-    "meter": ("m", 1.0),
-    "kilometre": ("m", 1e3),
-    "kilometer": ("m", 1e3),
-    "centimetre": ("m", 1e-2),
-    "centimeter": ("m", 1e-2),
-    "millimetre": ("m", 1e-3),
-    "millimeter": ("m", 1e-3),
+_UNITS: dict[str, tuple[str, float]] = {
+    k: (v.split()[0], float(v.split()[1])) for k, v in vocabulary.table("unit_symbols").items()
+}
+_UNIT_WORDS_TABLE: dict[str, tuple[str, float]] = {
+    k: (v.split()[0], float(v.split()[1])) for k, v in vocabulary.table("unit_words").items()
 }
 _UNIT_RE = re.compile(
     r"\s?(?:(?P<sym>[kMGT]?Wh?|[kmc]?[mg]|t)(?![\w/])"
@@ -447,7 +372,7 @@ def _values_match(q: Quantity, p: Quantity, value: float | None = None) -> bool:
     if _rounds_to(v, p) or (value is None and _rounds_to(p.value, q)):
         return True
     if q.approx or p.approx:
-        return _text.numbers_close(v, p.value, rel=0.1)
+        return numbers_close(v, p.value, rel=0.1)
     return False
 
 
@@ -458,14 +383,14 @@ class ReportQuantities:
     def __init__(self, sentences: Sequence[str]) -> None:
         self._sentences = list(sentences)
         self._quantities: list[list[Quantity] | None] = [None] * len(self._sentences)
-        self._dates: list[list[_text.DateMention] | None] = [None] * len(self._sentences)
+        self._dates: list[list[DateMention] | None] = [None] * len(self._sentences)
         self._years: frozenset[int] | None = None
 
     @classmethod
     def build(cls, sentences: Sequence[str]) -> ReportQuantities:
         return cls(sentences)
 
-    def dates(self, i: int) -> list[_text.DateMention]:
+    def dates(self, i: int) -> list[DateMention]:
         got = self._dates[i]
         if got is None:
             got = self._dates[i] = _dates(self._sentences[i])
@@ -482,7 +407,7 @@ class ReportQuantities:
         return [self.quantities(i) for i in range(len(self._sentences))]
 
     @property
-    def dates_by_sentence(self) -> list[list[_text.DateMention]]:
+    def dates_by_sentence(self) -> list[list[DateMention]]:
         return [self.dates(i) for i in range(len(self._sentences))]
 
     @property
@@ -525,14 +450,8 @@ def quantity_present(
     return False
 
 
-_POSITIVE = _wordlist("""
-retain retained retains keep keeps kept remain remained remains maintain maintained preserve
-preserved survive survived survivors pass passed succeed succeeded success support supported supports
-favour favoured favor favored approve approved accept accepted yes attend attended win won""")
-_NEGATIVE = _wordlist("""
-lose lost loses loss losses drop dropped shed die died dead deaths fail failed fails failure
-oppose opposed opposes against reject rejected absent miss missed lack lacked abstain abstained refuse
-refused""")
+_POSITIVE = vocabulary.word_list("polarity_positive")
+_NEGATIVE = vocabulary.word_list("polarity_negative")
 
 
 def complement_linked(nugget_stems: set[str], sentence_stems: set[str], stem: Callable[[str], str]) -> bool:
@@ -550,11 +469,7 @@ def complement_linked(nugget_stems: set[str], sentence_stems: set[str], stem: Ca
     return False
 
 
-_POLARITY: dict[int, tuple[frozenset[str], frozenset[str]]] = {}
-
-
+@lru_cache(maxsize=8)
 def _polarity_sets(stem: Callable[[str], str]) -> tuple[frozenset[str], frozenset[str]]:
-    key = id(stem)
-    if key not in _POLARITY:
-        _POLARITY[key] = (frozenset(map(stem, _POSITIVE)), frozenset(map(stem, _NEGATIVE)))
-    return _POLARITY[key]
+    """The stems (by ``stem``) of the positive and the negative polarity words."""
+    return frozenset(map(stem, _POSITIVE)), frozenset(map(stem, _NEGATIVE))

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from graderctl.kinds._quantities import (
+from graderctl.kinds.coverage import _stem, clean_text
+from graderctl.language.quantities import (
     ReportQuantities,
     complement_linked,
     extract_quantities,
     quantity_present,
 )
-from graderctl.kinds.coverage import _stem, clean_text
 
 
 def quantities(text: str, *, in_nugget: bool = False) -> list[tuple[str, float, bool, bool]]:

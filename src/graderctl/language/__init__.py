@@ -1,0 +1,47 @@
+"""The language layer of the rule-based kinds and the report parser: pure functions over text, standard
+library plus PyStemmer; the only I/O is reading the packaged vocabularies (``data/*.txt``, see
+:mod:`graderctl.language.vocabulary`).
+
+- :mod:`~graderctl.language.typography`: :func:`fold_typography`, :func:`normalize` (the comparison form),
+  :func:`split_ellipsis`.
+- :mod:`~graderctl.language.sentences`: the sentence splitter (:func:`sentence_spans`,
+  :func:`split_sentences`).
+- :mod:`~graderctl.language.tokens`: :func:`tokenize`, :func:`content_words`, :data:`STOPWORDS`,
+  :data:`NEGATIONS`.
+- :mod:`~graderctl.language.stemming`: the stemmer (:func:`stem`, Snowball, with a named option).
+- :mod:`~graderctl.language.numbers`: the number reader (:func:`extract_numbers`: "3.5 million" = 3,500,000).
+- :mod:`~graderctl.language.dates`: :func:`extract_dates`, :data:`MONTHS`.
+- :mod:`~graderctl.language.quantities`: numbers with how exactly they were stated (hedges, fractions,
+  precision, units), and when a report states a quantity.
+"""
+
+from __future__ import annotations
+
+from graderctl.language.dates import MONTHS, DateMention, extract_dates
+from graderctl.language.numbers import NumberMention, extract_numbers, number_key, number_keys, numbers_close
+from graderctl.language.sentences import sentence_spans, split_sentences
+from graderctl.language.stemming import stem
+from graderctl.language.tokens import NEGATIONS, STOPWORDS, content_words, tokenize
+from graderctl.language.typography import collapse_whitespace, fold_typography, normalize, split_ellipsis
+
+__all__ = [
+    "MONTHS",
+    "NEGATIONS",
+    "STOPWORDS",
+    "DateMention",
+    "NumberMention",
+    "collapse_whitespace",
+    "content_words",
+    "extract_dates",
+    "extract_numbers",
+    "fold_typography",
+    "normalize",
+    "number_key",
+    "number_keys",
+    "numbers_close",
+    "sentence_spans",
+    "split_ellipsis",
+    "split_sentences",
+    "stem",
+    "tokenize",
+]

@@ -1,0 +1,81 @@
+"""The sentence splitter: ``.``, ``!`` or ``?`` before an upper-case letter, a digit or a quote ends a
+sentence, unless the word before is a known abbreviation (``data/abbreviations.txt``), a single initial or an
+initialism (``U.S.A.``); a line break always ends one."""
+
+from __future__ import annotations
+
+import re
+
+from graderctl.language import vocabulary
+
+__all__ = ["ABBREVIATIONS", "sentence_spans", "split_sentences"]
+
+#: Words a full stop does not end a sentence after.
+ABBREVIATIONS: frozenset[str] = vocabulary.words("abbreviations")
+#: A run of ``.!?`` and closing quotes/brackets before whitespace, or a line break. Written to begin with one
+#: character set so that the regex engine skips to candidates quickly (it equals
+#: ``[.!?]+['"”’)\]]*(?=\s)|\n``, several times slower on long texts).
+_SENT_END = re.compile(r"[\n.!?](?:(?<=\n)|[.!?]*['\"”’)\]]*(?=\s))")
+_INITIALISM = re.compile(r"(?:[a-z]\.)+[a-z]")
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` character spans of the sentences of ``text`` (stripped, non-empty). A sentence ends at
+    ``.``, ``!`` or ``?`` followed by a space and an upper-case letter, a digit or a quote, unless the word
+    before is a known abbreviation or a single initial; a line break always ends a sentence."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    n = len(text)
+    for m in _SENT_END.finditer(text):
+        end = m.end()
+        if m.group() != "\n" and not _ends_sentence(text, start, m.start(), end, n):
+            continue
+        _push_span(text, start, end, spans)
+        start = end
+    _push_span(text, start, n, spans)
+    return spans
+
+
+def _ends_sentence(text: str, start: int, mark: int, end: int, n: int) -> bool:
+    """Whether the mark at ``mark`` (its run ending at ``end``) ends the sentence begun at ``start``."""
+    # look at what follows the whitespace
+    j = end
+    while j < n and text[j] in " \t\r\u00a0":
+        j += 1
+    if j < n and text[j] != "\n":
+        nxt = text[j]
+        if not (nxt.isupper() or nxt.isdigit() or nxt in "'\"‘“([" or not nxt.isalpha()):
+            return False
+        if nxt in "-–—,;:":
+            return False
+    if text[mark] == ".":
+        k = mark
+        # the word before the full stop: after the last space (letters and digits up to it), or scanned
+        # back character by character when it holds anything else
+        w = text.rfind(" ", start, k) + 1 or start
+        if not text[w:k].isalnum():
+            w = k
+            while w > start and not text[w - 1].isspace() and text[w - 1] not in "([\"'“‘":
+                w -= 1
+        word = text[w:k].lower()
+        if word in ABBREVIATIONS or (len(word) == 1 and word.isalpha()):
+            return False
+        if "." in word and _INITIALISM.fullmatch(word):  # U.S.A. and similar
+            return False
+    return True
+
+
+def _push_span(text: str, start: int, end: int, spans: list[tuple[int, int]]) -> None:
+    # str.strip() removes exactly the characters str.isspace() accepts; on long runs of blanks it is much
+    # faster than stepping over them one by one
+    if start < end and text[start].isspace():
+        start = end - len(text[start:end].lstrip())
+    if end > start and text[end - 1].isspace():
+        end = start + len(text[start:end].rstrip())
+    if end > start:
+        spans.append((start, end))
+
+
+def split_sentences(text: str) -> list[str]:
+    """The sentences of ``text`` (see :func:`sentence_spans`)."""
+    return [text[a:b] for a, b in sentence_spans(text)]

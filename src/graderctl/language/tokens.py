@@ -1,0 +1,27 @@
+"""Word tokens, stopwords and negation words."""
+
+from __future__ import annotations
+
+import re
+
+from graderctl.language import vocabulary
+
+__all__ = ["NEGATIONS", "STOPWORDS", "content_words", "tokenize"]
+
+#: Function words that carry no checkable content (``data/stopwords.txt``; negations are not among them).
+STOPWORDS: frozenset[str] = vocabulary.words("stopwords")
+#: Words that flip a statement's meaning; a difference in any of them is never a "small" difference.
+NEGATIONS: frozenset[str] = vocabulary.words("negations")
+
+_WORD = re.compile(r"\d+(?:[.,]\d+)*(?![^\W_])|[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
+
+
+def tokenize(text: str) -> list[str]:
+    """Lower-case word tokens (letters/digits, internal apostrophes kept, numbers with their separators kept);
+    punctuation is dropped."""
+    return [m.group().lower().replace("’", "'") for m in _WORD.finditer(text)]
+
+
+def content_words(text: str) -> list[str]:
+    """Tokens of ``text`` that are not stopwords (negations are kept: they carry meaning)."""
+    return [t for t in tokenize(text) if t not in STOPWORDS]
