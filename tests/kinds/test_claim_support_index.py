@@ -7,6 +7,9 @@ import random
 import pytest
 
 from graderctl.kinds import _support_features as sf
+from graderctl.kinds._support_features import features as sf_features
+from graderctl.kinds._support_features import keys as sf_keys
+from graderctl.kinds._support_features import vocab as sf_vocab
 from graderctl.language.sentences import sentence_spans
 from graderctl.language.typography import fold_typography
 
@@ -20,7 +23,7 @@ PAGE = (
 
 
 def _plain_keys(text: str) -> list[str]:
-    return [k for k in (sf.word_key(w) for w in sf._TOKEN_RE.findall(text)) if k]
+    return [k for k in (sf.word_key(w) for w in sf_keys.TOKEN_RE.findall(text)) if k]
 
 
 def _random_text(rng: random.Random) -> str:
@@ -48,8 +51,8 @@ def test_index_masks_and_prefixes_equal_a_plain_inverted_index() -> None:
         keys = [_plain_keys(folded[a:b].lower()) for a, b in spans]
         # ISO dates add their month to the sentence
         for i, (a, b) in enumerate(spans):
-            for m in sf._ISO_DATE_RE.finditer(folded[a:b]):
-                keys[i].append(sf.stem(sf._MONTHS[int(m.group(2)) - 1]))
+            for m in sf_keys.ISO_DATE_RE.finditer(folded[a:b]):
+                keys[i].append(sf.stem(sf_vocab.MONTHS[int(m.group(2)) - 1]))
         assert [list(k) for k in index.keys] == keys
         postings: dict[str, list[int]] = {}
         for i, ks in enumerate(keys):
@@ -108,15 +111,15 @@ def test_prefix_masks_are_the_same_when_the_table_of_prefixes_is_full() -> None:
     expected = {(t, p): sf.index_text(t).prefix_mask(p) for t in pages for p in prefixes}
     assert expected[(pages[1], "septe")] == 0b011  # the ISO date's month, and "Septembers"
     # an ISO date adds its month's key to a sentence directly: the table knows every month from the start
-    for month in sf._MONTHS:
+    for month in sf_vocab.MONTHS:
         key = sf.stem(month)
-        assert len(key) < 6 or key in sf._PREFIX_KEYS[key[:5]]
-    count = sf._prefix_keys_count[0]
-    sf._prefix_keys_count[0] = sf._PREFIX_KEYS_LIMIT  # the table stops growing: pages are scanned
+        assert len(key) < 6 or key in sf_keys.PREFIX_KEYS[key[:5]]
+    count = sf_keys.prefix_keys_count[0]
+    sf_keys.prefix_keys_count[0] = sf_keys.PREFIX_KEYS_LIMIT  # the table stops growing: pages are scanned
     try:
         assert {(t, p): sf.index_text(t).prefix_mask(p) for t in pages for p in prefixes} == expected
     finally:
-        sf._prefix_keys_count[0] = count
+        sf_keys.prefix_keys_count[0] = count
 
 
 def test_a_window_quality_is_bounded_by_its_recall() -> None:
@@ -142,7 +145,7 @@ def test_a_window_quality_is_bounded_by_its_recall() -> None:
             names = [t for t in claim.terms if t in claim.names]
             for first in range(len(index)):
                 for last in range(first, min(len(index), first + 3)):
-                    w = sf._window_signals(claim, index, 0, first, last, weights, widf, names)
+                    w = sf_features.window_signals(claim, index, 0, first, last, weights, widf, names)
                     bound = w.values["recall_window_idf"] + 0.3 - 0.03 * (last - first)
                     assert w.quality <= bound + 1e-12
                     checked += 1
@@ -163,7 +166,7 @@ def test_skipping_windows_that_cannot_win_changes_nothing(monkeypatch: pytest.Mo
         return [sf.extract(sf.analyse_claim(c), [sf.index_text(p)]) for c, p in cases]
 
     fast = run()
-    monkeypatch.setattr(sf, "_SKIP_BOUNDED_WINDOWS", False)
+    monkeypatch.setattr(sf_features, "_SKIP_BOUNDED_WINDOWS", False)
     assert run() == fast
 
 
@@ -229,7 +232,7 @@ def test_number_words_pattern_equals_the_plain_case_insensitive_one() -> None:
     for _ in range(30_000):
         seps = ["", " ", "-", ",", "'", "_", "1", "é"]
         text = "".join(rng.choice(words) + rng.choice(seps) for _ in range(rng.randint(0, 6)))
-        assert [m.span() for m in sf._NUMBER_WORDS_RE.finditer(text)] == [
+        assert [m.span() for m in sf_keys.NUMBER_WORDS_RE.finditer(text)] == [
             m.span() for m in plain.finditer(text)
         ], text
 
@@ -240,7 +243,7 @@ def test_prefix_masks_of_a_prefix_shared_by_many_keys() -> None:
         sf.word_key(w)
     key = sf.word_key(words[0])
     assert key is not None
-    assert len(sf._PREFIX_KEYS[key[:5]]) > 64  # the page is scanned
+    assert len(sf_keys.PREFIX_KEYS[key[:5]]) > 64  # the page is scanned
     page = f"Museums here. One {words[3]} there. And {words[70]} {words[5]}. Zqxwa alone."
     index = sf.index_text(page)
     assert index.prefix_mask(key[:5]) == 0b0110
