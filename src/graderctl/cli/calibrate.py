@@ -40,7 +40,7 @@ from graderctl.cli._options import RenderFormat as Format
 from graderctl.errors import ExitCode, GraderRunError, UsageError
 
 if TYPE_CHECKING:
-    from graderctl.models.reports import CalibrationReport
+    from graderctl.models.reports import BatchFailure, CalibrationReport
     from graderctl.services.running import RunOptions
     from graderctl.store.project import LoadedGrader, LoadedSet
 
@@ -202,6 +202,7 @@ def _run(
     split: str | None = None,
 ) -> int:
     from graderctl.cli._progress import progress_bar, progress_enabled
+    from graderctl.models.reports import BatchFailure
     from graderctl.render.text import error_rate_summary
     from graderctl.services.calibrate import CalibrationStatus, calibrate, check_pair, status_of
     from graderctl.store.readers import display_path
@@ -215,7 +216,7 @@ def _run(
             subset(cal_set, Split(split))  # a set without that split is an error before anything runs
     show_progress = progress_enabled(machine_output=fmt is Format.json, quiet=quiet)
     reports: list[CalibrationReport] = []
-    failures: list[dict[str, str]] = []
+    failures: list[BatchFailure] = []
     written = 0
     code = ExitCode.OK
     for grader, cal_set in pairs:
@@ -242,7 +243,7 @@ def _run(
             if len(pairs) == 1:
                 raise
             _state.err(f"error: {exc}")
-            failures.append({"grader": grader.ref, "set": cal_set.name, "error": str(exc)})
+            failures.append(BatchFailure(grader=grader.ref, set=cal_set.name, error=str(exc)))
             code = max(code, ExitCode.GRADER_FAILED)
             continue
         reports.append(report)
@@ -297,21 +298,17 @@ def _emit(
     _state.JSON_PRINTED = True
 
 
-def _render(reports: list[CalibrationReport], failures: list[dict[str, str]], fmt: Format) -> Iterator[str]:
+def _render(reports: list[CalibrationReport], failures: list[BatchFailure], fmt: Format) -> Iterator[str]:
+    from graderctl.models.reports import CalibrationBatch
     from graderctl.render.markdown import render_markdown
     from graderctl.render.text import render_text
-    from graderctl.store.reports import report_json_chunks
+    from graderctl.store.reports import batch_json_chunks, report_json_chunks
 
     if fmt is Format.json:
         if len(reports) == 1 and not failures:
             yield from report_json_chunks(reports[0])
             return
-        yield '{\n"schema_version": 1,\n"type": "calibration_batch",\n"reports": [\n'
-        for i, report in enumerate(reports):
-            if i:
-                yield ",\n"
-            yield from report_json_chunks(report)
-        yield '],\n"failures": ' + json.dumps(failures, indent=2, ensure_ascii=False) + "\n}\n"
+        yield from batch_json_chunks(CalibrationBatch(reports=reports, failures=failures))
         return
     if fmt is Format.md:
         yield "\n---\n\n".join(render_markdown(r) for r in reports)
@@ -319,7 +316,7 @@ def _render(reports: list[CalibrationReport], failures: list[dict[str, str]], fm
     if fmt is Format.html:
         from graderctl.render.html import calibration_page
 
-        yield from calibration_page(reports, failures)
+        yield from calibration_page(reports, [f.model_dump() for f in failures])
         return
     yield "\n".join(render_text(r) for r in reports)
 
@@ -334,10 +331,11 @@ def _check(
     options: RunOptions,
 ) -> int:
     from graderctl.cli._progress import progress_bar, progress_enabled
-    from graderctl.services.calibrate import CurrentCheck, check_current
+    from graderctl.models.reports import CalibrationCheck, ReportCheck
+    from graderctl.services.calibrate import check_current
 
     show_progress = progress_enabled(machine_output=fmt is Format.json, quiet=quiet)
-    results: list[CurrentCheck] = []
+    results: list[ReportCheck] = []
     for grader, cal_set in pairs:
         label = f"checking {grader.ref} on {cal_set.name}"
         try:
@@ -348,22 +346,12 @@ def _check(
             raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
     stale = [r for r in results if not r.current]
     if fmt is Format.json:
-        text = (
-            json.dumps(
-                {
-                    "schema_version": 1,
-                    "type": "calibration_check",
-                    "current": not stale,
-                    "reports": [r.to_dict() for r in results],
-                },
-                indent=2,
-            )
-            + "\n"
-        )
+        document = CalibrationCheck(current=not stale, reports=results)
+        text = json.dumps(document.model_dump(mode="json"), indent=2) + "\n"
     else:
         from graderctl.render.text import render_check_text
 
-        text = render_check_text([r.to_dict() for r in results])
+        text = render_check_text(results)
     _emit(lambda: [text], output)
     if any(not r.could_run for r in results):
         return int(ExitCode.GRADER_FAILED)

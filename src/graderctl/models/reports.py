@@ -177,3 +177,52 @@ class CalibrationReport(OpenModel):
     #: A ``cascade`` grader: what each member decided, erred on and cost, and the calls saved.
     cascade: CascadeSummary | None = Field(default=None, exclude_if=_unset)
     samples: list[SampleOutcome]
+
+
+class BatchFailure(OpenModel):
+    """A (grader, set) pair of a batch whose grader could not run (exit 4)."""
+
+    grader: str
+    set: str
+    error: str
+
+
+class CalibrationBatch(OpenModel):
+    """``graderctl calibrate --format json`` over several sets (or ``--all``): one report per pair run, and
+    the pairs whose grader could not run."""
+
+    schema_version: Literal[1] = 1
+    type: Literal["calibration_batch"] = "calibration_batch"
+    reports: list[CalibrationReport]
+    failures: list[BatchFailure] = Field(default_factory=list)
+
+
+class ReportCheck(OpenModel):
+    """``calibrate --check``: whether the shipped report of one grader on one set is current."""
+
+    grader: str
+    set: str
+    #: ``stale`` when missing, unreadable, or re-running gives other outcomes or another decision;
+    #: ``could_not_run`` when the grader could not be re-run to compare (exit 4).
+    state: Literal["current", "stale", "could_not_run"]
+    #: The report's path relative to the project root (``None`` when there is none).
+    report: str | None = None
+    detail: str
+
+    @property
+    def current(self) -> bool:
+        return self.state == "current"
+
+    @property
+    def could_run(self) -> bool:
+        return self.state != "could_not_run"
+
+
+class CalibrationCheck(OpenModel):
+    """The document ``graderctl calibrate --check --format json`` prints."""
+
+    schema_version: Literal[1] = 1
+    type: Literal["calibration_check"] = "calibration_check"
+    #: Every report checked is current.
+    current: bool
+    reports: list[ReportCheck]

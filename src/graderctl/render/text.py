@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
-from graderctl.models.reports import CalibrationReport
+from graderctl.models.reports import CalibrationReport, ReportCheck
 from graderctl.render._fmt import (
     cascade_line,
     check_status,
@@ -133,14 +132,14 @@ def error_rate_summary(report: CalibrationReport) -> str:
     return text
 
 
-def render_check_text(results: Sequence[Mapping[str, Any]]) -> str:
+def render_check_text(results: Sequence[ReportCheck]) -> str:
     """``calibrate --check``: one line per report (current or STALE, with why), then the count."""
     lines = [
-        f"{'current' if r['state'] == 'current' else 'STALE'}  {r['grader']} on {r['set']}"
-        + ("" if r["state"] == "current" else f": {r['detail']}")
+        f"{'current' if r.current else 'STALE'}  {r.grader} on {r.set}"
+        + ("" if r.current else f": {r.detail}")
         for r in results
     ]
-    stale = sum(1 for r in results if r["state"] != "current")
+    stale = sum(1 for r in results if not r.current)
     summary = (
         f"{stale} of {len(results)} report(s) stale" if stale else f"all {len(results)} report(s) current"
     )

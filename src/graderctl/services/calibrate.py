@@ -19,11 +19,10 @@ import sys
 import warnings
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from graderctl.errors import GraderRunError, InvalidInputError, Problem
 from graderctl.models.base import Label
@@ -36,6 +35,7 @@ from graderctl.models.reports import (
     CoverageEstimate,
     GraderInfo,
     RateEstimate,
+    ReportCheck,
     SampleOutcome,
     SetInfo,
 )
@@ -813,28 +813,6 @@ def shipped_pairs(root: Path) -> tuple[list[tuple[LoadedGrader, LoadedSet]], lis
     return pairs, notes
 
 
-@dataclass
-class CurrentCheck:
-    """Whether the shipped report of one grader on one set is current."""
-
-    grader_ref: str
-    set_name: str
-    current: bool
-    detail: str
-    report_path: str | None = None
-    #: False when the grader could not be re-run to compare its outcomes.
-    could_run: bool = True
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "grader": self.grader_ref,
-            "set": self.set_name,
-            "state": "current" if self.current else ("could_not_run" if not self.could_run else "stale"),
-            "report": self.report_path,
-            "detail": self.detail,
-        }
-
-
 def check_current(
     grader: LoadedGrader,
     cal_set: LoadedSet,
@@ -842,37 +820,42 @@ def check_current(
     root: Path,
     options: RunOptions = DEFAULT_RUN,
     progress: ProgressCallback | None = None,
-) -> CurrentCheck:
+) -> ReportCheck:
     """A report is stale when it is missing (or its Markdown is), unreadable, its fingerprints differ from the
     current grader and set, or re-running the grader gives different per-sample outcomes (accepted, rejected
     or error) or a different decision. Writes nothing."""
     from graderctl.store.lock import require_released_intact
     from graderctl.store.readers import display_path
-    from graderctl.store.reports import read_report, report_paths
+    from graderctl.store.reports import read_report, report_files_present, report_paths
 
     require_released_intact([grader], root)
     ref, name = grader.ref, cal_set.name
     json_path, md_path = report_paths(root, name, grader.spec.name, grader.spec.version)
     shown = display_path(json_path, root)
     fix = f"run `graderctl calibrate {ref} --set {name}` and commit reports/"
-    if not json_path.is_file():
-        return CurrentCheck(ref, name, False, f"no report ({shown}); {fix}")
-    if not md_path.is_file():
-        return CurrentCheck(ref, name, False, f"the Markdown report beside {shown} is missing; {fix}", shown)
+
+    def stale(
+        detail: str, report: str | None = shown, state: Literal["stale", "could_not_run"] = "stale"
+    ) -> ReportCheck:
+        return ReportCheck(grader=ref, set=name, state=state, report=report, detail=detail)
+
+    json_there, md_there = report_files_present(json_path, md_path)
+    if not json_there:
+        return stale(f"no report ({shown}); {fix}", None)
+    if not md_there:
+        return stale(f"the Markdown report beside {shown} is missing; {fix}")
     try:
         old = read_report(json_path, root=root)
     except InvalidInputError as exc:
-        return CurrentCheck(ref, name, False, f"the report cannot be read: {exc}; {fix}", shown)
+        return stale(f"the report cannot be read: {exc}; {fix}")
     if old.grader.fingerprint != grader.fingerprint:
-        return CurrentCheck(
-            ref, name, False, f"the grader changed since the report was written; {fix}", shown
-        )
+        return stale(f"the grader changed since the report was written; {fix}")
     if old.calibration_set.fingerprint != cal_set.fingerprint:
-        return CurrentCheck(ref, name, False, f"the set changed since the report was written; {fix}", shown)
+        return stale(f"the set changed since the report was written; {fix}")
     try:
         verdicts = grade_set(grader, cal_set, root=root, options=options, progress=progress)
     except GraderRunError as exc:
-        return CurrentCheck(ref, name, False, f"could not re-run the grader: {exc}", shown, could_run=False)
+        return stale(f"could not re-run the grader: {exc}", state="could_not_run")
     outcomes = outcomes_from_verdicts(cal_set.samples, verdicts)
 
     def key(o: SampleOutcome) -> tuple[bool | None, bool, bool]:
@@ -883,18 +866,10 @@ def check_current(
     differ = sorted(i for i in before.keys() | after.keys() if before.get(i) != after.get(i))
     if differ:
         shown_ids = ", ".join(differ[:5]) + (f" and {len(differ) - 5} more" if len(differ) > 5 else "")
-        return CurrentCheck(
-            ref,
-            name,
-            False,
-            f"re-running the grader changes {len(differ)} outcome(s): {shown_ids}; {fix}",
-            shown,
-        )
+        return stale(f"re-running the grader changes {len(differ)} outcome(s): {shown_ids}; {fix}")
     new = report_from_outcomes(grader, cal_set, outcomes)
     if new.trusted != old.trusted or [c.passed for c in new.policy_checks] != [
         c.passed for c in old.policy_checks
     ]:
-        return CurrentCheck(
-            ref, name, False, f"the trust decision computed now differs from the report's; {fix}", shown
-        )
-    return CurrentCheck(ref, name, True, "current", shown)
+        return stale(f"the trust decision computed now differs from the report's; {fix}")
+    return ReportCheck(grader=ref, set=name, state="current", report=shown, detail="current")

@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from graderctl.errors import InvalidInputError, Problem
 from graderctl.models.comparison import ComparisonReport
-from graderctl.models.reports import CalibrationReport
+from graderctl.models.reports import CalibrationBatch, CalibrationReport
 from graderctl.store.atomic import atomic_write_many
 from graderctl.store.problems import problems_from_validation
 from graderctl.store.project import REPORTS_DIR
@@ -37,6 +37,11 @@ def report_paths(
     return Path(f"{base}.json"), Path(f"{base}.md")
 
 
+def report_files_present(json_path: Path, md_path: Path) -> tuple[bool, bool]:
+    """Whether the JSON report and its Markdown rendering exist (``calibrate --check``)."""
+    return json_path.is_file(), md_path.is_file()
+
+
 def report_json_chunks(report: CalibrationReport) -> Iterator[str]:
     """The persisted JSON document in pieces (``schema_version`` first; numbers never NaN).
 
@@ -53,6 +58,18 @@ def report_json_chunks(report: CalibrationReport) -> Iterator[str]:
     for i, sample in enumerate(report.samples):
         yield "    " + sample.model_dump_json() + (",\n" if i < last else "\n")
     yield "  ]\n}\n"
+
+
+def batch_json_chunks(batch: CalibrationBatch) -> Iterator[str]:
+    """The batch document ``calibrate --format json`` prints over several pairs, streamed report by report
+    (each as :func:`report_json_chunks` writes it)."""
+    yield '{\n"schema_version": 1,\n"type": "calibration_batch",\n"reports": [\n'
+    for i, report in enumerate(batch.reports):
+        if i:
+            yield ",\n"
+        yield from report_json_chunks(report)
+    failures = [f.model_dump(mode="json") for f in batch.failures]
+    yield '],\n"failures": ' + json.dumps(failures, indent=2, ensure_ascii=False) + "\n}\n"
 
 
 def report_to_json(report: CalibrationReport) -> str:

@@ -23,7 +23,7 @@ from graderctl.models.calset import (
 )
 from graderctl.models.comparison import ComparisonReport
 from graderctl.models.grader import GraderSpec
-from graderctl.models.reports import CalibrationReport
+from graderctl.models.reports import CalibrationBatch, CalibrationCheck, CalibrationReport
 from graderctl.models.results import GradedResult
 from graderctl.models.review import ReviewItem
 from graderctl.models.trials import Trial
@@ -65,6 +65,15 @@ SCHEMAS: dict[str, tuple[type[BaseModel], str]] = {
     "calibration-report": (
         CalibrationReport,
         "The JSON calibration report written by `graderctl calibrate` (CONTRACT.md §6).",
+    ),
+    "calibration-batch": (
+        CalibrationBatch,
+        "What `graderctl calibrate --format json` prints over several sets or with --all: every report run "
+        "and the pairs whose grader could not run.",
+    ),
+    "calibration-check": (
+        CalibrationCheck,
+        "What `graderctl calibrate --check --format json` prints: whether each shipped report is current.",
     ),
     "comparison-report": (
         ComparisonReport,

@@ -1,0 +1,86 @@
+"""Every JSON document the commands print or write, from REAL runs on the shipped project (and an import of
+a small fixture), validates against the JSON Schema shipped for it (``graderctl schema``), with jsonschema."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.conftest import REPO
+
+from graderctl.cli import _state, app
+from graderctl.errors import ExitCode
+from graderctl.store import schemas
+
+
+def printed(capsys: pytest.CaptureFixture[str], *args: str, root: Path = REPO) -> tuple[int, Any]:
+    """Run ``graderctl --root ROOT ARGS`` in process; its exit code and the one JSON document on stdout."""
+    code = _state.run(app, ["--root", str(root), *args])
+    out = capsys.readouterr().out
+    return code, json.loads(out)
+
+
+def assert_valid(name: str, document: Any) -> None:
+    errors = [
+        f"{'/'.join(map(str, e.absolute_path))}: {e.message}"
+        for e in schemas.validator(name).iter_errors(document)
+    ]
+    assert not errors, f"{name}: " + "\n".join(errors[:10])
+
+
+def test_calibrate_all_prints_a_batch_that_validates(capsys: pytest.CaptureFixture[str]) -> None:
+    code, doc = printed(capsys, "calibrate", "--all", "--no-write", "--no-cache", "--format", "json", "-q")
+    assert code in (ExitCode.OK, ExitCode.NEGATIVE_VERDICT)
+    assert doc["type"] == "calibration_batch" and len(doc["reports"]) >= 5
+    assert_valid("calibration-batch", doc)
+    for report in doc["reports"]:
+        assert_valid("calibration-report", report)
+
+
+def test_calibrate_one_set_prints_a_report_that_validates(capsys: pytest.CaptureFixture[str]) -> None:
+    code, doc = printed(
+        capsys, "calibrate", "claim-support@1", "--no-write", "--no-cache", "--format", "json", "-q"
+    )
+    assert code in (ExitCode.OK, ExitCode.NEGATIVE_VERDICT)
+    assert doc["type"] == "calibration"
+    assert_valid("calibration-report", doc)
+
+
+def test_calibrate_check_prints_a_check_document_that_validates(capsys: pytest.CaptureFixture[str]) -> None:
+    code, doc = printed(capsys, "calibrate", "--all", "--check", "--no-cache", "--format", "json", "-q")
+    assert code == ExitCode.OK, doc
+    assert doc["type"] == "calibration_check" and doc["current"] is True
+    assert {r["state"] for r in doc["reports"]} == {"current"}
+    assert_valid("calibration-check", doc)
+
+
+def test_the_shipped_reports_validate() -> None:
+    found = sorted((REPO / "reports").rglob("*.json"))
+    assert found
+    for path in found:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        name = {"calibration": "calibration-report", "comparison": "comparison-report"}[doc["type"]]
+        assert_valid(name, doc)
+
+
+@pytest.mark.parametrize(
+    ("name", "document"),
+    [
+        ("calibration-check", {"schema_version": 1, "type": "calibration_check", "current": True}),
+        (
+            "calibration-check",
+            {
+                "schema_version": 1,
+                "type": "calibration_check",
+                "current": False,
+                "reports": [{"grader": "a@1", "set": "s", "state": "old", "report": None, "detail": ""}],
+            },
+        ),
+        ("calibration-batch", {"schema_version": 1, "type": "calibration_batch", "reports": [{}]}),
+    ],
+)
+def test_a_broken_document_fails_its_schema(name: str, document: dict[str, Any]) -> None:
+    """The schemas say something: a document missing a field or with an unknown state does not pass."""
+    assert not schemas.validator(name).is_valid(document)
