@@ -57,7 +57,10 @@ from graderctl.models.comparison import (
 from graderctl.models.reports import SampleOutcome
 from graderctl.runner import ProgressCallback
 from graderctl.services.running import DEFAULT_RUN, RunOptions
-from graderctl.store.project import REPORTS_DIR, LoadedGrader, LoadedSet
+from graderctl.store.project import LoadedGrader, LoadedSet
+from graderctl.store.reports import COMPARISONS_DIR as COMPARISONS_DIR  # re-exported for callers
+from graderctl.store.reports import comparison_paths as comparison_paths
+from graderctl.store.reports import comparison_to_json as comparison_to_json
 
 if TYPE_CHECKING:
     from graderctl.stats import PairedOutcomes
@@ -65,7 +68,6 @@ if TYPE_CHECKING:
 DEFAULT_MARGIN = 0.02
 #: Two-sided confidence of the intervals compared with the margin (TOST at the 5% level).
 CONFIDENCE = 0.90
-COMPARISONS_DIR = "comparisons"
 #: Definition fields that cannot change a verdict (left out of the behaviour fingerprint).
 NON_BEHAVIOURAL_FIELDS = ("name", "version", "description", "compare_margin")
 #: Seed and resamples of every bootstrap in a comparison (fixed: a report is reproducible).
@@ -778,33 +780,14 @@ def build_report(
 # --- the report on disk ---------------------------------------------------------------------------------
 
 
-def comparison_paths(root: Path, old_ref: str, new_ref: str) -> tuple[Path, Path]:
-    """``reports/comparisons/<old_ref>--<new_ref>.json`` and ``.md``."""
-    base = root / REPORTS_DIR / COMPARISONS_DIR / f"{old_ref}--{new_ref}"
-    return base.with_name(base.name + ".json"), base.with_name(base.name + ".md")
-
-
-def comparison_to_json(report: ComparisonReport) -> str:
-    import json
-
-    return json.dumps(report.model_dump(mode="json"), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-
-
 def write_comparison(root: Path, report: ComparisonReport) -> tuple[Path, Path]:
-    """Write the JSON document and its Markdown rendering together, atomically."""
+    """Write the JSON document and its Markdown rendering together, atomically (``store.reports``); a report
+    with the same findings as the one on disk keeps its timestamps."""
     from graderctl.render.compare import render_markdown
-    from graderctl.store.reports import unchanged_document, write_unless_unchanged
+    from graderctl.store.reports import keep_unchanged_comparison, write_comparison_files
 
-    json_path, md_path = comparison_paths(root, report.old.ref, report.new.ref)
-    old = unchanged_document(json_path, report.model_dump(mode="json"))
-    if old is not None:  # the same findings: keep the committed report (timestamps alone are not a change)
-        report.graderctl_version = old.get("graderctl_version")
-        report.created_at = old.get("created_at")
-        report.environment = old.get("environment")
-    write_unless_unchanged(
-        json_path, md_path, comparison_to_json(report), render_markdown(report), keep_json=old is not None
-    )
-    return json_path, md_path
+    keep = keep_unchanged_comparison(root, report)
+    return write_comparison_files(root, report, render_markdown(report), keep_json=keep)
 
 
 # --- replay ---------------------------------------------------------------------------------------------
@@ -1256,6 +1239,7 @@ def replay_comparison(
     """Re-grade the trials of the frozen results with NEW and compare with what OLD recorded."""
     from graderctl.errors import UsageError
     from graderctl.services.score import decide, read_corpus, read_trials
+    from graderctl.store.project import corpus_beside
     from graderctl.store.readers import display_path
 
     frozen, outcome, files, notes = read_frozen_results(replay, old, root=root)
@@ -1270,8 +1254,8 @@ def replay_comparison(
     corpus_path = replay.corpus
     if corpus_path is None and files["corpus_file"] is not None:
         corpus_path = _recorded(files["corpus_file"], root)
-    if corpus_path is None and (trials_path.parent / "corpus.jsonl").is_file():
-        corpus_path = trials_path.parent / "corpus.jsonl"
+    if corpus_path is None:
+        corpus_path = corpus_beside(trials_path)
     trials_shown = display_path(trials_path, root)
     by_key = {(t.task_id, t.trial_id): t for t in read_trials(trials_path, root)}
     missing = [f for f in frozen if (f.task_id, f.trial_id) not in by_key]

@@ -300,6 +300,43 @@ def calibration_from_document(data: dict[str, Any], shown: str) -> CalibrationRe
         ) from None
 
 
+COMPARISONS_DIR = "comparisons"
+
+
+def comparison_paths(root: Path, old_ref: str, new_ref: str) -> tuple[Path, Path]:
+    """``reports/comparisons/<old_ref>--<new_ref>.json`` and ``.md``."""
+    base = root / REPORTS_DIR / COMPARISONS_DIR / f"{old_ref}--{new_ref}"
+    return base.with_name(base.name + ".json"), base.with_name(base.name + ".md")
+
+
+def comparison_to_json(report: ComparisonReport) -> str:
+    """The persisted JSON document of a comparison (also what ``compare --format json`` prints)."""
+    return json.dumps(report.model_dump(mode="json"), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def keep_unchanged_comparison(root: Path, report: ComparisonReport) -> bool:
+    """When the comparison on disk found what ``report`` found, give ``report`` its ``graderctl_version``,
+    ``created_at`` and ``environment`` and return ``True`` (the JSON document is then left as it is)."""
+    json_path, _ = comparison_paths(root, report.old.ref, report.new.ref)
+    old = unchanged_document(json_path, report.model_dump(mode="json"))
+    if old is None:
+        return False
+    report.graderctl_version = old.get("graderctl_version")
+    report.created_at = old.get("created_at")
+    report.environment = old.get("environment")
+    return True
+
+
+def write_comparison_files(
+    root: Path, report: ComparisonReport, markdown: str, *, keep_json: bool = False
+) -> tuple[Path, Path]:
+    """Write a comparison's JSON document and its Markdown rendering together, atomically (the JSON document
+    left alone when ``keep_json``, the Markdown when it is already the same)."""
+    json_path, md_path = comparison_paths(root, report.old.ref, report.new.ref)
+    write_unless_unchanged(json_path, md_path, comparison_to_json(report), markdown, keep_json=keep_json)
+    return json_path, md_path
+
+
 def comparison_from_document(data: dict[str, Any], shown: str) -> ComparisonReport:
     try:
         return ComparisonReport.model_validate(data)
