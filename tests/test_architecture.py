@@ -109,7 +109,6 @@ KNOWN_IO: dict[str, str] = {
     "graderctl.kinds._online": "the online resolver's page cache (atomic writes of fetched pages)",
     "graderctl.kinds.command": "checks the command's working folder exists before running the program",
     "graderctl.kinds.llm_judge": "reads its prompt template through GradingContext.base_dir (plugin API)",
-    "graderctl.services.importers": "reads external data sets and writes imported sets (tempdir + rename)",
     "graderctl.services.metrics": "reads result lines, weights and calibration reports",
     "graderctl.services.review": "reads review files and the set's samples to append to",
     "graderctl.services.score": "reads trials and --rescore results; writes results, .partial and review",

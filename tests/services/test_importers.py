@@ -14,6 +14,7 @@ from graderctl.models.base import Check
 from graderctl.models.calset import ClaimSupportSample, CoverageSample, SourceExistenceSample
 from graderctl.services import importers as imp
 from graderctl.store.project import load_set
+from graderctl.store.upstream import manifest_toml
 
 FIX = DATA / "importers"
 
@@ -175,7 +176,7 @@ def test_manifest_toml_round_trips(tmp_path: Path) -> None:
     import tomllib
 
     built = imp.build_set("wice", FIX / "wice")
-    data = tomllib.loads(imp.manifest_toml(built.manifest))
+    data = tomllib.loads(manifest_toml(built.manifest))
     assert data["label_mapping"]["partially_supported"] == "bad"
     assert data["policy"]["max_false_reject_rate"] == built.manifest.policy.max_false_reject_rate
 

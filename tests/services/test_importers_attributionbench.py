@@ -85,7 +85,7 @@ def test_groups_keep_the_claims_of_one_question_together() -> None:
     assert (
         len({group["ExpertQA_toy-0001"], group["Stanford-GenSearch_toy-0003"], group["LFQA_toy-0004"]}) == 3
     )
-    assert built.summary()["groups"] == 3
+    assert built.n_groups == 3
 
 
 def test_folder_reads_every_jsonl_and_keeps_ids_unique(tmp_path: Path) -> None:
@@ -108,8 +108,8 @@ def test_folder_reads_every_jsonl_and_keeps_ids_unique(tmp_path: Path) -> None:
     begin = got["attributionbench-attribution_eval_binary_test_ood_v1_5-3"]
     assert (begin.label, begin.category) == ("bad", "begin_not_attributable")
     assert any("prefixed with the file name" in n for n in out.imported.notes)
-    summary = out.to_dict(tmp_path)
-    assert summary["by_category"]["hagrid_attributable"] == 1 and summary["documents"] == 0
+    summary = out.summary(tmp_path)
+    assert summary.by_category["hagrid_attributable"] == 1 and summary.documents == 0
 
 
 def test_manifest_records_provenance_mapping_and_dropped_counts(tmp_path: Path) -> None:

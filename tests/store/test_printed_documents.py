@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.conftest import REPO
 
 from graderctl.cli import _state, app
 from graderctl.errors import ExitCode
 from graderctl.store import schemas
+from tests.conftest import DATA, REPO
 
 
 def printed(capsys: pytest.CaptureFixture[str], *args: str, root: Path = REPO) -> tuple[int, Any]:
@@ -54,6 +54,23 @@ def test_calibrate_check_prints_a_check_document_that_validates(capsys: pytest.C
     assert doc["type"] == "calibration_check" and doc["current"] is True
     assert {r["state"] for r in doc["reports"]} == {"current"}
     assert_valid("calibration-check", doc)
+
+
+@pytest.mark.parametrize(
+    ("dataset", "extra"),
+    [("wice", ()), ("wice", ("--as-check", "source_existence")), ("realsumm", ()), ("attributionbench", ())],
+)
+def test_an_import_of_a_small_fixture_prints_a_summary_that_validates(
+    dataset: str, extra: tuple[str, ...], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = DATA / "importers" / dataset
+    code, doc = printed(
+        capsys, "sets", "import", dataset, str(source), "--output", str(tmp_path), "--format", "json", *extra
+    )
+    assert code == ExitCode.OK, doc
+    assert doc["type"] == "import" and doc["samples"] > 0
+    assert (tmp_path / doc["name"] / "samples.jsonl").is_file()
+    assert_valid("import-summary", doc)
 
 
 def test_the_shipped_reports_validate() -> None:

@@ -107,16 +107,16 @@ def import_(
         force=force,
         root=root,
     )
-    summary = outcome.to_dict(root)
+    summary = outcome.summary(root)
     if fmt is Format.json:
-        _state.echo_json(summary)
+        _state.echo_json(summary.model_dump(mode="json"))
         return
     from graderctl.render.imports import render_set_import
 
     typer.echo(render_set_import(summary), nl=False)
-    for reason, n in summary["dropped"].items():
+    for reason, n in summary.dropped.items():
         _state.err(f"left out: {n} ({reason})")
-    for note in summary["notes"]:
+    for note in summary.notes:
         _state.err(f"note: {note}")
 
 

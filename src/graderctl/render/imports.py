@@ -6,14 +6,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from graderctl.models.imports import ImportSummary
 
-def render_set_import(summary: Mapping[str, Any]) -> str:
+
+def render_set_import(summary: ImportSummary) -> str:
     out = [
-        f"wrote {summary['path']}: {summary['check']} set {summary['name']!r}, {summary['samples']} samples "
-        f"({summary['n_good']} good, {summary['n_bad']} bad), {summary['documents']} corpus documents, "
-        f"{summary['groups']} groups"
+        f"wrote {summary.path}: {summary.check.value} set {summary.name!r}, {summary.samples} samples "
+        f"({summary.n_good} good, {summary.n_bad} bad), {summary.documents} corpus documents, "
+        f"{summary.groups} groups"
     ]
-    out += [f"  {cat}: {n}" for cat, n in summary["by_category"].items()]
+    out += [f"  {cat}: {n}" for cat, n in summary.by_category.items()]
     return "\n".join(out) + "\n"
 
 

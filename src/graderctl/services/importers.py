@@ -27,18 +27,13 @@ import csv
 import hashlib
 import io
 import json
-import os
 import random
 import re
-import shutil
-import tempfile
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
-
-from pydantic import ValidationError
 
 from graderctl.errors import InvalidInputError, Problem, UsageError
 from graderctl.models.base import Check
@@ -49,8 +44,18 @@ from graderctl.models.calset import (
     Sample,
     SetManifest,
 )
+from graderctl.models.imports import ImportSummary
 from graderctl.store.problems import ProblemSink
 from graderctl.store.readers import decode_json_line, display_path, iter_json_lines, read_bytes
+from graderctl.store.upstream import (
+    attributionbench_files,
+    jsonl_text,
+    manifest_toml,
+    realsumm_rating_files,
+    shipped_manifests,
+    wice_files,
+    write_set_folder,
+)
 
 DATASETS = ("wice", "realsumm", "attributionbench")
 PartialMode = Literal["bad", "drop", "good"]
@@ -104,20 +109,26 @@ class ImportedSet:
     def n_bad(self) -> int:
         return sum(1 for s in self.samples if s.label == "bad")
 
-    def summary(self) -> dict[str, Any]:
+    @property
+    def n_groups(self) -> int:
+        return len({s.group for s in self.samples if s.group})
+
+    def summary(self, path: str) -> ImportSummary:
+        """What ``sets import`` prints (``--format json``) about the set written to ``path``."""
         cats = Counter(s.category for s in self.samples)
-        return {
-            "name": self.manifest.name,
-            "check": self.manifest.check.value,
-            "samples": len(self.samples),
-            "n_good": self.n_good,
-            "n_bad": self.n_bad,
-            "documents": len(self.corpus),
-            "groups": len({s.group for s in self.samples if s.group}),
-            "by_category": dict(sorted(cats.items())),
-            "dropped": dict(self.dropped),
-            "notes": list(self.notes),
-        }
+        return ImportSummary(
+            path=path,
+            name=self.manifest.name,
+            check=self.manifest.check,
+            samples=len(self.samples),
+            n_good=self.n_good,
+            n_bad=self.n_bad,
+            documents=len(self.corpus),
+            groups=self.n_groups,
+            by_category=dict(sorted(cats.items())),
+            dropped=dict(self.dropped),
+            notes=list(self.notes),
+        )
 
 
 @dataclass
@@ -125,10 +136,8 @@ class ImportOutcome:
     path: Path
     imported: ImportedSet
 
-    def to_dict(self, root: Path | None = None) -> dict[str, Any]:
-        return {"schema_version": 1, "type": "import", "path": display_path(self.path, root)} | (
-            self.imported.summary()
-        )
+    def summary(self, root: Path | None = None) -> ImportSummary:
+        return self.imported.summary(display_path(self.path, root))
 
 
 # --- policies -------------------------------------------------------------------------------------------
@@ -137,17 +146,7 @@ class ImportOutcome:
 def default_policy(check: Check, root: Path | None) -> tuple[Policy, str]:
     """The policy of the project's shipped set for ``check`` (the first by name), else the fallback."""
     if root is not None:
-        import tomllib
-
-        from graderctl.store.project import set_folders
-
-        for folder in set_folders(root):
-            manifest = folder / "manifest.toml"
-            try:
-                data = tomllib.loads(manifest.read_text(encoding="utf-8"))
-                m = SetManifest.model_validate(data)
-            except (OSError, ValueError, ValidationError):
-                continue
+        for folder, m in shipped_manifests(root):
             if m.check == check:
                 return (
                     m.policy,
@@ -176,42 +175,6 @@ class _WiceClaim:
     article: str | None
     file: str
     line: int
-
-
-def _no_files(source: Path, what: str, *, expected: str, fix: str) -> InvalidInputError:
-    """The error for a SOURCE that holds none of the dataset's files."""
-    return InvalidInputError(
-        f"{source}: no {what} files",
-        [Problem(file=str(source), message=f"no {what} files found", expected=expected, got="none", fix=fix)],
-    )
-
-
-def _no_source(source: Path, fix: str) -> InvalidInputError:
-    """The error for a SOURCE that does not exist."""
-    return InvalidInputError(
-        f"{source}: no such file or folder",
-        [Problem(file=str(source), message="no such file or folder", fix=fix)],
-    )
-
-
-def wice_files(source: Path) -> list[Path]:
-    """The WiCE claim files under ``source``: the file itself, ``claims-*.jsonl`` in the folder, or the
-    upstream layout ``data/entailment_retrieval/claim/*.jsonl``."""
-    if source.is_file():
-        return [source]
-    if not source.is_dir():
-        raise _no_source(source, "give the WiCE folder or file")
-    found = sorted(source.glob("claims-*.jsonl"))
-    if not found:
-        found = sorted((source / "data" / "entailment_retrieval" / "claim").glob("*.jsonl"))
-    if not found:
-        raise _no_files(
-            source,
-            "WiCE claim",
-            expected="claims-*.jsonl, or the upstream data/entailment_retrieval/claim/*.jsonl",
-            fix="point SOURCE at the folder holding the claim files, or at one file",
-        )
-    return found
 
 
 def read_wice(source: Path, *, root: Path | None = None) -> list[_WiceClaim]:
@@ -720,29 +683,6 @@ _RS_REQUIRED = ("Input.eventId", "Input.summaryId", "Input.qIdList", "Input.summ
 _MAX_STATEMENTS = 16
 
 
-def realsumm_rating_files(source: Path) -> list[Path]:
-    """The REALSumm rating CSVs: ``SOURCE/ratings/*.csv`` (this project's layout), or under the upstream
-    ``human_annotations/SCUs_and_annotations/``; SOURCE may also be the ratings folder itself."""
-    candidates = [
-        source / "ratings",
-        source,
-        source / "human_annotations" / "SCUs_and_annotations" / "ratings",
-        source / "SCUs_and_annotations" / "ratings",
-    ]
-    for folder in candidates:
-        if folder.is_dir():
-            files = sorted(folder.glob("*.csv"))
-            files = [f for f in files if f.name != "scus.csv"]
-            if files:
-                return files
-    raise _no_files(
-        source,
-        "REALSumm rating",
-        expected="ratings/<abs|ext>_<system>.csv under SOURCE",
-        fix="point SOURCE at the folder that holds ratings/ (and scus.csv)",
-    )
-
-
 @dataclass
 class _Judged:
     event: str
@@ -934,23 +874,6 @@ class _AttributionRecord:
     dataset: str
     file: str
     line: int
-
-
-def attributionbench_files(source: Path) -> list[Path]:
-    """The AttributionBench JSONL files: SOURCE itself, or every ``*.jsonl`` in the folder SOURCE (sorted)."""
-    if source.is_file():
-        return [source]
-    if not source.is_dir():
-        raise _no_source(source, "give an AttributionBench .jsonl file, or the folder holding them")
-    found = sorted(p for p in source.glob("*.jsonl") if p.is_file())
-    if not found:
-        raise _no_files(
-            source,
-            "AttributionBench",
-            expected="*.jsonl files such as attribution_eval_binary_test_v1_5.jsonl",
-            fix="point SOURCE at the folder holding the .jsonl files, or at one file",
-        )
-    return found
 
 
 def _fold_label(value: Any) -> str | None:
@@ -1166,74 +1089,13 @@ def build_attributionbench_claim_support(
 # --- writing --------------------------------------------------------------------------------------------
 
 
-def _toml_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return repr(value)
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    raise TypeError(f"cannot write {type(value).__name__} to TOML")
-
-
-def manifest_toml(manifest: SetManifest) -> str:
-    """The manifest as TOML: top-level keys first, then one table per mapping."""
-    data = manifest.model_dump(mode="json", exclude_none=True)
-    lines: list[str] = []
-    tables: list[tuple[str, dict[str, Any]]] = []
-    for key, value in data.items():
-        if isinstance(value, dict):
-            tables.append((key, value))
-        else:
-            lines.append(f"{key} = {_toml_value(value)}")
-    for key, table in tables:
-        lines.append("")
-        lines.append(f"[{key}]")
-        for k, v in table.items():
-            bare = re.fullmatch(r"[A-Za-z0-9_-]+", k) is not None
-            lines.append(f"{k if bare else json.dumps(k, ensure_ascii=False)} = {_toml_value(v)}")
-    return "\n".join(lines) + "\n"
-
-
-def _jsonl(items: Iterable[Any]) -> str:
-    return "".join(
-        json.dumps(i.model_dump(mode="json", exclude_none=True), ensure_ascii=False) + "\n" for i in items
-    )
-
-
 def write_set(imported: ImportedSet, parent: Path, *, force: bool = False) -> Path:
-    """Write the set to ``parent/<name>/`` atomically: the files are staged in a temporary folder beside it
-    and moved into place in one rename. An existing folder is replaced only with ``force``."""
-    target = parent / imported.manifest.name
-    if target.exists() and not force:
-        raise UsageError(
-            f"{target} already exists; pass --force to replace it, or choose another --name or --output"
-        )
-    parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{imported.manifest.name}.", suffix=".tmp", dir=parent))
-    try:
-        from graderctl.store.atomic import current_umask
-
-        os.chmod(staging, 0o777 & ~current_umask())  # mkdtemp makes it private; a set folder is ordinary
-        files = {"manifest.toml": manifest_toml(imported.manifest), "samples.jsonl": _jsonl(imported.samples)}
-        if imported.corpus:
-            files["corpus.jsonl"] = _jsonl(imported.corpus)
-        for fname, text in files.items():
-            with open(staging / fname, "w", encoding="utf-8", newline="\n") as fh:
-                fh.write(text)
-                fh.flush()
-                os.fsync(fh.fileno())
-        old: Path | None = None
-        if target.exists():
-            old = parent / f".{imported.manifest.name}.old-{os.getpid()}"
-            os.replace(target, old)
-        os.replace(staging, target)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    return target
+    """Write the set to ``parent/<name>/`` atomically (all files or none; ``store.upstream``). An existing
+    folder is replaced only with ``force``."""
+    files = {"manifest.toml": manifest_toml(imported.manifest), "samples.jsonl": jsonl_text(imported.samples)}
+    if imported.corpus:
+        files["corpus.jsonl"] = jsonl_text(imported.corpus)
+    return write_set_folder(parent, imported.manifest.name, files, force=force)
 
 
 # --- entry point ----------------------------------------------------------------------------------------
@@ -1327,6 +1189,6 @@ def content_digest(imported: ImportedSet) -> str:
     """A digest of the built set (to check that imports are reproducible)."""
     h = hashlib.sha256()
     h.update(manifest_toml(imported.manifest).encode())
-    h.update(_jsonl(imported.samples).encode())
-    h.update(_jsonl(imported.corpus).encode())
+    h.update(jsonl_text(imported.samples).encode())
+    h.update(jsonl_text(imported.corpus).encode())
     return h.hexdigest()

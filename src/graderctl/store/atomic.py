@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import stat
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping
@@ -88,4 +89,30 @@ def atomic_write_many(files: Mapping[Path, str | Iterable[str]]) -> None:
         for tmp, _ in staged:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(tmp)
+        raise
+
+
+def atomic_write_folder(target: Path, files: Mapping[str, str]) -> None:
+    """Write a folder of files so that a reader sees the old folder or the new one, never half of one: the
+    files are staged in a temporary folder beside ``target`` and moved into place in one rename (an existing
+    ``target`` is moved aside first and removed after). On any error the staging folder is removed."""
+    parent = target.parent
+    parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent))
+    try:
+        os.chmod(staging, 0o777 & ~current_umask())  # mkdtemp makes it private; the folder is ordinary
+        for name, text in files.items():
+            with open(staging / name, "w", encoding="utf-8", newline="\n") as fh:
+                fh.write(text)
+                fh.flush()
+                os.fsync(fh.fileno())
+        old: Path | None = None
+        if target.exists():
+            old = parent / f".{target.name}.old-{os.getpid()}"
+            os.replace(target, old)
+        os.replace(staging, target)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
         raise

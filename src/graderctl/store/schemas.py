@@ -23,6 +23,7 @@ from graderctl.models.calset import (
 )
 from graderctl.models.comparison import ComparisonReport
 from graderctl.models.grader import GraderSpec
+from graderctl.models.imports import ImportSummary
 from graderctl.models.reports import CalibrationBatch, CalibrationCheck, CalibrationReport
 from graderctl.models.results import GradedResult
 from graderctl.models.review import ReviewItem
@@ -74,6 +75,11 @@ SCHEMAS: dict[str, tuple[type[BaseModel], str]] = {
     "calibration-check": (
         CalibrationCheck,
         "What `graderctl calibrate --check --format json` prints: whether each shipped report is current.",
+    ),
+    "import-summary": (
+        ImportSummary,
+        "What `graderctl sets import --format json` prints: the calibration set written from a public "
+        "dataset, its size and the upstream records left out.",
     ),
     "comparison-report": (
         ComparisonReport,
