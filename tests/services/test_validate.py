@@ -46,7 +46,7 @@ def test_classify(project: Path, tmp_path: Path) -> None:
 def test_valid_tree_outcome(project: Path) -> None:
     out = validate_paths([project], root=project)
     assert out.ok and out.problem_count == 0
-    doc = out.to_dict()
+    doc = out.document().model_dump(mode="json")
     json.dumps(doc)  # serialisable
     assert doc["schema_version"] == 1 and doc["type"] == "validation"
     by_type = {f["type"]: f for f in doc["files"]}

@@ -73,6 +73,20 @@ def test_an_import_of_a_small_fixture_prints_a_summary_that_validates(
     assert_valid("import-summary", doc)
 
 
+@pytest.mark.parametrize(
+    ("paths", "ok"),
+    [((), True), (("examples/research-agent", "examples/raw-text"), True), (("tests/data/broken",), False)],
+)
+def test_validate_prints_a_document_that_validates(
+    paths: tuple[str, ...], ok: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, doc = printed(capsys, "validate", *(str(REPO / p) for p in paths), "--format", "json")
+    assert code == (ExitCode.OK if ok else ExitCode.INVALID_INPUT)
+    assert doc["type"] == "validation" and doc["ok"] is ok and doc["files"]
+    assert ok or doc["problems"]
+    assert_valid("validation", doc)
+
+
 def test_the_shipped_reports_validate() -> None:
     found = sorted((REPO / "reports").rglob("*.json"))
     assert found

@@ -65,7 +65,7 @@ def validate(
         cap=max_problems,
     )
     if fmt is Format.json:
-        _state.echo_json(outcome.to_dict())
+        _state.echo_json(outcome.document().model_dump(mode="json"))
     else:
         for f in outcome.files:
             status = "ok" if f.ok else f"{f.problems} problem(s)"

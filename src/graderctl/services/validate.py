@@ -11,78 +11,59 @@ Bad data never raises: every problem goes to the outcome, up to a cap, with a co
 
 from __future__ import annotations
 
-import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
-
-from pydantic import BaseModel, ConfigDict
 
 from graderctl.errors import InvalidInputError, Problem
-from graderctl.models.base import Check
 from graderctl.models.results import GradedResult
 from graderctl.models.review import ReviewItem
 from graderctl.models.trials import Trial
+from graderctl.models.validation import CheckedFile, ProblemRecord, ValidationReport
+from graderctl.store.discovery import (
+    FILE_TYPES as FILE_TYPES,
+)
+from graderctl.store.discovery import (
+    FileType,
+    Kind,
+    check_syntax,
+    has_lock,
+    path_state,
+    samples_check,
+    set_folder_of,
+    walk,
+)
+from graderctl.store.discovery import (
+    classify as classify,
+)
+from graderctl.store.discovery import (
+    sniff as sniff,
+)
 from graderctl.store.lock import check_graders, read_lock_at
 from graderctl.store.problems import ProblemSink, note_duplicate_trial
 from graderctl.store.project import (
-    _VERSION_FILE,
-    CORPUS_NAME,
     GRADERS_DIR,
     LOCK_NAME,
-    MANIFEST_NAME,
-    SAMPLES_NAME,
-    SETS_DIR,
     LoadedGrader,
     check_manifest_file,
     check_samples_file,
     check_set,
     grader_files,
-    guess_check,
     load_corpus,
     load_grader,
     set_folders,
     stray_grader_files,
 )
-from graderctl.store.readers import (
-    BOM,
-    display_path,
-    duplicate_keys_checked,
-    iter_jsonl_models,
-    paused_gc,
-    read_toml,
-)
+from graderctl.store.readers import display_path, duplicate_keys_checked, iter_jsonl_models, paused_gc
 
-FileType = Literal["grader", "set", "corpus", "trials", "results", "samples", "manifest", "review"]
-FILE_TYPES: tuple[FileType, ...] = (
-    "grader",
-    "set",
-    "corpus",
-    "trials",
-    "results",
-    "samples",
-    "manifest",
-    "review",
-)
-
-
-class _AnyObject(BaseModel):
-    """Any JSON object: the line-level checks of a JSON Lines file whose kind cannot be told."""
-
-    model_config = ConfigDict(extra="allow")
-
-
-@dataclass
-class CheckedFile:
-    path: str
-    type: str
-    ok: bool
-    problems: int = 0
-    detail: str = ""
-    #: Fingerprint of a valid grader definition or calibration set.
-    fingerprint: str | None = None
-    #: Records read (samples of a set, lines of a trials/results/corpus file).
-    records: int | None = None
+__all__ = [
+    "FILE_TYPES",
+    "CheckedFile",
+    "FileType",
+    "ValidationOutcome",
+    "classify",
+    "sniff",
+    "validate_paths",
+]
 
 
 @dataclass
@@ -101,146 +82,17 @@ class ValidationOutcome:
     def problem_count(self) -> int:
         return len(self.problems) + self.omitted
 
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "schema_version": 1,
-            "type": "validation",
-            "ok": self.ok,
-            "files": [asdict(f) for f in self.files],
-            "problems": [p.to_dict() for p in self.problems],
-            "problem_count": self.problem_count,
-            "omitted_problems": self.omitted,
-            "notes": self.notes,
-            "lock_added": self.lock_added,
-        }
-
-
-#: "project": the default, a project's graders/ and calibration_sets/; "tree": a folder holding either,
-#: named on the command line, which also has the data files at its top level checked.
-Kind = FileType | Literal["project", "tree", "graders", "sets", "graders-of", "sets-of", "folder", "unknown"]
-#: Suffixes of data files worth a look in a folder walk even when their name says nothing.
-_DATA_SUFFIXES = (".jsonl", ".ndjson", ".toml")
-
-
-def classify(path: Path) -> Kind | None:
-    """What a path is, from its place and name; ``None`` when it cannot be told."""
-    if path.is_dir():
-        if (path / MANIFEST_NAME).exists():
-            return "set"
-        if path.name == GRADERS_DIR:
-            return "graders"
-        if path.name == SETS_DIR:
-            return "sets"
-        if (path / GRADERS_DIR).is_dir() or (path / SETS_DIR).is_dir():
-            return "tree"
-        if path.parent.name == SETS_DIR or (path / SAMPLES_NAME).exists():
-            return "set"  # a set folder that lacks its manifest: the set check reports it
-        return "folder"
-    name = path.name
-    if _VERSION_FILE.match(name) or (name.endswith(".toml") and path.parent.parent.name == GRADERS_DIR):
-        return "grader" if name != LOCK_NAME else None
-    if name == MANIFEST_NAME:
-        return "set"
-    if name == CORPUS_NAME or name.endswith(".corpus.jsonl"):
-        return "corpus"
-    if name.endswith(".review.jsonl"):
-        return "review"
-    if name.endswith(".jsonl") and "trials" in name:
-        return "trials"
-    if name.endswith(".jsonl") and "results" in name:
-        return "results"
-    if name == SAMPLES_NAME:
-        in_set = (path.parent / MANIFEST_NAME).exists() or path.parent.parent.name == SETS_DIR
-        return "set" if in_set else "samples"
-    return None
-
-
-def _walk(folder: Path, *, recurse: bool = True) -> list[tuple[Path, Kind]]:
-    """Recognisable things inside a plain folder (sets, trees, grader folders, data files), depth first;
-    with ``recurse=False`` only the data files directly in it."""
-    found: list[tuple[Path, Kind]] = []
-    try:
-        children = sorted(folder.iterdir())
-    except OSError:
-        return found  # unreadable: nothing found here; the caller says so
-    for child in children:
-        if child.name.startswith((".", "_")) or (child.is_symlink() and child.is_dir()):
-            continue
-        if not recurse and not child.is_file():
-            continue
-        kind = classify(child)
-        if kind == "folder":
-            found.extend(_walk(child))
-        elif kind is not None and not (kind == "set" and child.is_file()):
-            found.append((child, kind))
-        elif kind is None and child.is_file() and child.suffix in _DATA_SUFFIXES:
-            found.append((child, "unknown"))
-    return found
-
-
-_CORPUS_KEYS = {"id", "url", "doi", "title", "text"}
-
-
-def _first_object(path: Path, limit: int = 200) -> dict[str, object] | None:
-    """The first line of a JSON Lines file that is a JSON object (looking at most ``limit`` lines)."""
-    try:
-        with path.open("rb") as fh:
-            for number, raw in enumerate(fh):
-                if number >= limit:
-                    break
-                try:
-                    value = json.loads(raw.removeprefix(BOM) if number == 0 else raw)
-                except (ValueError, RecursionError):
-                    continue
-                if isinstance(value, dict):
-                    return value
-    except OSError:
-        return None
-    return None
-
-
-def sniff(path: Path) -> tuple[FileType | None, Check | None]:
-    """Guess what a file whose name says nothing is, from its content: ``(type, check of samples)``."""
-    if path.suffix == ".toml":
-        try:
-            data, _ = read_toml(path, str(path))
-        except InvalidInputError:
-            return None, None
-        if "kind" in data:
-            return "grader", None
-        if "policy" in data or "check" in data:
-            return "manifest", None
-        return None, None
-    first = _first_object(path)
-    if first is None:
-        return None, None
-    keys = set(first)
-    if first.get("type") == "review":
-        return "review", None
-    if "label" in keys and "input" in keys:
-        return "samples", _samples_check(path, first)
-    if "success" in keys:
-        return "results", None
-    if "task_id" in keys or "trial_id" in keys:
-        return ("trials" if keys & {"report", "task"} else "results"), None
-    if "id" in keys and keys <= _CORPUS_KEYS:
-        return "corpus", None
-    return None, None
-
-
-def _samples_check(path: Path, first: dict[str, object] | None = None) -> Check | None:
-    """The check of a samples file: its set's manifest when it has one, else the shape of its first input."""
-    manifest = path.parent / MANIFEST_NAME
-    if manifest.is_file():
-        try:
-            data, _ = read_toml(manifest, str(manifest))
-        except InvalidInputError:
-            data = {}
-        if data.get("check") in Check.__members__:
-            return Check(str(data["check"]))
-    if first is None:
-        first = _first_object(path)
-    return guess_check(first.get("input")) if first else None
+    def document(self) -> ValidationReport:
+        """What ``validate --format json`` prints."""
+        return ValidationReport(
+            ok=self.ok,
+            files=self.files,
+            problems=[ProblemRecord.model_validate(p.to_dict()) for p in self.problems],
+            problem_count=self.problem_count,
+            omitted_problems=self.omitted,
+            notes=self.notes,
+            lock_added=self.lock_added,
+        )
 
 
 @dataclass
@@ -254,8 +106,8 @@ class _Run:
     done: set[tuple[Path, str]] = field(default_factory=set)
 
     def check(self, path: Path, kind: FileType) -> None:
-        if kind == "set" and path.is_file():
-            path = path.parent  # a set is checked as a whole, whichever of its files was named
+        if kind == "set":
+            path = set_folder_of(path)  # a set is checked as a whole, whichever of its files was named
         key = (path.resolve(), kind)
         if key in self.done:
             return
@@ -286,7 +138,7 @@ class _Run:
             elif kind == "review":
                 checked.records = _check_review(path, shown, self.sink)
             elif kind == "samples":
-                check = _samples_check(path)
+                check = samples_check(path)
                 if check is None:
                     self.sink.add(_cannot_tell_check(shown))
                 else:
@@ -311,7 +163,7 @@ class _Run:
             return
         if kind == "tree":
             self.expand(path, "project")
-            for child, child_kind in _walk(path, recurse=False):
+            for child, child_kind in walk(path, recurse=False):
                 self.dispatch(child, child_kind)
             return
         if kind in ("graders-of", "graders"):
@@ -328,7 +180,7 @@ class _Run:
             for s in set_folders(base):
                 self.check(s, "set")
         if kind == "folder":
-            found = _walk(path)
+            found = walk(path)
             if not found:
                 self.sink.add(
                     Problem(
@@ -364,15 +216,7 @@ class _Run:
             self.check(path, guessed)
             return
         before = self.sink.count
-        if path.is_file():
-            try:
-                if path.suffix == ".toml":
-                    read_toml(path, shown)
-                elif path.suffix in (".jsonl", ".ndjson", ".json"):
-                    for _ in iter_jsonl_models(path, _AnyObject, shown=shown, sink=self.sink):
-                        pass
-            except InvalidInputError as exc:
-                self.sink.absorb(exc)
+        check_syntax(path, shown, self.sink)
         n = self.sink.count - before
         if n:
             self.out.notes.append(
@@ -410,8 +254,9 @@ def _validate_paths(
         run.expand(root, "project")
     for path in paths:
         shown = display_path(path, root)
-        if not path.exists():
-            loop = path.is_symlink()
+        state = path_state(path)
+        if state in ("missing", "broken_link"):
+            loop = state == "broken_link"
             run.sink.add(
                 Problem(
                     file=shown,
@@ -425,7 +270,7 @@ def _validate_paths(
             )
             continue
         kind: Kind | None = as_type or classify(path)
-        if kind is None and not path.is_file() and not path.is_dir():
+        if kind is None and state == "special":
             # A pipe (``<(...)``, ``/dev/stdin``) can be read once: guessing its type would consume it.
             run.sink.add(
                 Problem(
@@ -485,7 +330,7 @@ def _check_locks(run: _Run, update: bool) -> None:
         if folder.name == GRADERS_DIR:
             by_dir.setdefault(folder, []).append(g)
     for folder in sorted(run.complete - set(by_dir)):
-        if (folder / LOCK_NAME).exists():
+        if has_lock(folder):
             by_dir[folder] = []
     for folder, graders in sorted(by_dir.items()):
         try:

@@ -30,6 +30,7 @@ from graderctl.models.review import ReviewItem
 from graderctl.models.trials import Trial
 from graderctl.models.tuning import LedgerEntry, TuneResult
 from graderctl.models.units import UnitsDocument
+from graderctl.models.validation import ValidationReport
 from graderctl.store.atomic import atomic_write_many
 
 JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -80,6 +81,11 @@ SCHEMAS: dict[str, tuple[type[BaseModel], str]] = {
         ImportSummary,
         "What `graderctl sets import --format json` prints: the calibration set written from a public "
         "dataset, its size and the upstream records left out.",
+    ),
+    "validation": (
+        ValidationReport,
+        "What `graderctl validate --format json` prints: every file checked and every problem found "
+        "(file, line, JSON pointer, expected, got, fix).",
     ),
     "comparison-report": (
         ComparisonReport,
