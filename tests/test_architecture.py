@@ -113,7 +113,6 @@ KNOWN_IO: dict[str, str] = {
     "graderctl.services.review": "reads review files and the set's samples to append to",
     "graderctl.services.score": "reads trials and --rescore results; writes results, .partial and review",
     "graderctl.services.trials_import": "writes the imported trials atomically (mkstemp + rename)",
-    "graderctl.services.tune": "removes and looks for the ledger/definition files it writes",
 }
 
 #: Third-party packages that live in one place (the rest of the tree never imports them).

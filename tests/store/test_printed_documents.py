@@ -4,6 +4,7 @@ a small fixture), validates against the JSON Schema shipped for it (``graderctl 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +86,66 @@ def test_validate_prints_a_document_that_validates(
     assert doc["type"] == "validation" and doc["ok"] is ok and doc["files"]
     assert ok or doc["problems"]
     assert_valid("validation", doc)
+
+
+@pytest.fixture(scope="module")
+def split_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The shipped graders and sets, claim-support-core given a tune/certify split."""
+    root = tmp_path_factory.mktemp("split-project")
+    for folder in ("graders", "calibration_sets"):
+        shutil.copytree(REPO / folder, root / folder)
+    manifest = root / "calibration_sets" / "claim-support-core" / "manifest.toml"
+    manifest.write_text(manifest.read_text(encoding="utf-8") + "\n[split]\ntune_fraction = 0.5\nseed = 3\n")
+    return root
+
+
+@pytest.mark.parametrize("extra", [("--no-write",), ("--no-write", "--band"), ("--no-lock",)])
+def test_tune_prints_a_result_that_validates(
+    extra: tuple[str, ...], split_project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, doc = printed(
+        capsys,
+        "tune",
+        "claim-support@1",
+        "--set",
+        "claim-support-core",
+        "--format",
+        "json",
+        "-q",
+        *extra,
+        root=split_project,
+    )
+    assert code in (ExitCode.OK, ExitCode.NEGATIVE_VERDICT), doc
+    assert doc["type"] == "tune" and doc["curve"] and doc["calibration_set"]["name"] == "claim-support-core"
+    assert_valid("tune-result", doc)
+    if "--no-write" not in extra and code == ExitCode.OK:
+        assert doc["written"] and (split_project / doc["written"]["path"]).is_file()
+
+
+def test_calibrate_on_the_certify_split_prints_a_report_with_its_ledger_that_validates(
+    split_project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for version in ("1", "2", "1"):
+        code, doc = printed(
+            capsys,
+            "calibrate",
+            f"claim-support@{version}",
+            "--set",
+            "claim-support-core",
+            "--split",
+            "certify",
+            "--no-write",
+            "--format",
+            "json",
+            "-q",
+            root=split_project,
+        )
+        assert code in (ExitCode.OK, ExitCode.NEGATIVE_VERDICT), doc
+        assert_valid("calibration-report", doc)
+    assert doc["split"] == "certify" and doc["ledger"]["looks"] == 3
+    ledger = split_project / "reports" / "claim-support-core" / "ledger.jsonl"
+    for line in ledger.read_text(encoding="utf-8").splitlines():
+        assert_valid("certify-ledger-entry", json.loads(line))
 
 
 def test_the_shipped_reports_validate() -> None:

@@ -45,6 +45,27 @@ class TuneLimits(OpenModel):
     source: Literal["policy", "target"] = "policy"
 
 
+class TunedSet(OpenModel):
+    """The calibration set whose tune split was swept (counts over the tune samples graded without error)."""
+
+    name: str
+    version: int
+    fingerprint: str
+    path: str | None = None
+    n_good: int
+    n_bad: int
+
+
+class CurvePoint(OpenModel):
+    """One threshold of the trade-off curve (a plain threshold: accept at or above it)."""
+
+    threshold: float
+    false_accepts: int
+    false_rejects: int
+    false_accept_rate_upper_95: float | None
+    false_reject_rate_upper_95: float | None
+
+
 class WrittenVersion(OpenModel):
     ref: str
     path: str
@@ -63,7 +84,7 @@ class TuneResult(OpenModel):
     graderctl_version: str | None = None
     created_at: str | None = None
     grader: GraderInfo
-    calibration_set: dict[str, Any]
+    calibration_set: TunedSet
     #: The parameter swept (its value is the accept threshold).
     param: str
     mode: Literal["threshold", "band"]
@@ -77,7 +98,7 @@ class TuneResult(OpenModel):
     #: The printed false-accept / false-reject trade-off (a selection of the curve's thresholds).
     table: list[OperatingPointInfo] = Field(default_factory=list)
     #: The whole curve, thinned to at most ~200 thresholds (for plots).
-    curve: list[dict[str, float | int | None]] = Field(default_factory=list)
+    curve: list[CurvePoint] = Field(default_factory=list)
     meets_limits: bool
     chosen: OperatingPointInfo | None = None
     #: When no candidate meets the limits: the closest one, and ``excess`` says how far it is.

@@ -58,8 +58,8 @@ def _limits(result: TuneResult) -> str:
 def render_tune_text(result: TuneResult) -> str:
     g, s = result.grader, result.calibration_set
     out = [
-        f"tune {g.name}@{g.version} on the tune split of {s['name']}: {result.n_tune} samples "
-        f"({s['n_good']} good, {s['n_bad']} bad graded; {result.errors} errors); {result.n_certify} certify "
+        f"tune {g.name}@{g.version} on the tune split of {s.name}: {result.n_tune} samples "
+        f"({s.n_good} good, {s.n_bad} bad graded; {result.errors} errors); {result.n_certify} certify "
         "samples not read",
         f"  limits: {_limits(result)}",
         f"  current: {_summary(result.current, result.param)}",
@@ -88,16 +88,16 @@ def render_tune_text(result: TuneResult) -> str:
             f"  wrote {w.path} ({w.ref}, {w.fingerprint[:19]}...)"
             + ("; recorded in graders/graders.lock" if w.locked else "")
         )
-        out.append(f"  verdict: graderctl calibrate {w.ref} --set {s['name']} --split certify")
+        out.append(f"  verdict: graderctl calibrate {w.ref} --set {s.name} --split certify")
     return "\n".join(out) + "\n"
 
 
 def render_tune_markdown(result: TuneResult) -> str:
     g, s = result.grader, result.calibration_set
     lines = [
-        f"# Tuning `{g.name}@{g.version}` on the tune split of `{s['name']}`",
+        f"# Tuning `{g.name}@{g.version}` on the tune split of `{s.name}`",
         "",
-        f"{result.n_tune} tune samples ({s['n_good']} good, {s['n_bad']} bad graded, "
+        f"{result.n_tune} tune samples ({s.n_good} good, {s.n_bad} bad graded, "
         f"{result.errors} errors); "
         f"{result.n_certify} certify samples not read. Limits: {_limits(result)}.",
         "",

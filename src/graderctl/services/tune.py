@@ -29,7 +29,14 @@ from graderctl.errors import InvalidInputError, Problem
 from graderctl.models.base import Label
 from graderctl.models.calset import Sample
 from graderctl.models.reports import GraderInfo
-from graderctl.models.tuning import OperatingPointInfo, TuneLimits, TuneResult, WrittenVersion
+from graderctl.models.tuning import (
+    CurvePoint,
+    OperatingPointInfo,
+    TunedSet,
+    TuneLimits,
+    TuneResult,
+    WrittenVersion,
+)
 from graderctl.plugin import Verdict
 from graderctl.runner import ProgressCallback
 from graderctl.services.calibrate import check_pair, grade_set, json_safe, now_rfc3339
@@ -482,14 +489,14 @@ def tune(
             params=json_safe(spec.params),
             path=grader.shown,
         ),
-        calibration_set={
-            "name": cal_set.name,
-            "version": cal_set.manifest.version,
-            "fingerprint": cal_set.fingerprint,
-            "path": cal_set.shown,
-            "n_good": n_good,
-            "n_bad": len(good) - n_good,
-        },
+        calibration_set=TunedSet(
+            name=cal_set.name,
+            version=cal_set.manifest.version,
+            fingerprint=cal_set.fingerprint,
+            path=cal_set.shown,
+            n_good=n_good,
+            n_bad=len(good) - n_good,
+        ),
         param=param,
         mode="band" if band else "threshold",
         limits=limits,
@@ -525,19 +532,19 @@ def _below(ordered: list[float], value: float) -> float | None:
     return ordered[i - 1] if i > 0 else None
 
 
-def _curve(choice: Any, limit: int = 200) -> list[dict[str, float | int | None]]:
+def _curve(choice: Any, limit: int = 200) -> list[CurvePoint]:
     import numpy as np
 
     size = len(choice.thresholds)
     idx = np.unique(np.linspace(0, size - 1, min(limit, size)).round().astype(int))
     return [
-        {
-            "threshold": float(choice.thresholds[i]),
-            "false_accepts": int(choice.false_accepts[i]),
-            "false_rejects": int(choice.false_rejects[i]),
-            "false_accept_rate_upper_95": _num(choice.far_upper[i]),
-            "false_reject_rate_upper_95": _num(choice.frr_upper[i]),
-        }
+        CurvePoint(
+            threshold=float(choice.thresholds[i]),
+            false_accepts=int(choice.false_accepts[i]),
+            false_rejects=int(choice.false_rejects[i]),
+            false_accept_rate_upper_95=_num(choice.far_upper[i]),
+            false_reject_rate_upper_95=_num(choice.frr_upper[i]),
+        )
         for i in idx
     ]
 
@@ -575,7 +582,7 @@ def _describe(result: TuneResult, chosen: OperatingPointInfo, command: str | Non
     how = f" ({command})" if command else ""
     return (
         f"Operating point chosen by graderctl tune{how} from {result.grader.name}@{result.grader.version} on "
-        f"the tune split of {s['name']} v{s['version']} ({s['n_good']} good, {s['n_bad']} bad; "
+        f"the tune split of {s.name} v{s.version} ({s.n_good} good, {s.n_bad} bad; "
         f"{result.n_certify} certify samples not read): {rule}, "
         + (
             "the band deciding the most samples within "
@@ -595,10 +602,9 @@ def _write_version(
     command: str | None,
     update_lock: bool,
 ) -> WrittenVersion:
-    from graderctl.store.lock import check_graders, read_lock_at
-    from graderctl.store.project import GRADERS_DIR, LOCK_NAME, load_grader
+    from graderctl.store.lock import release_in_own_lock
     from graderctl.store.readers import display_path
-    from graderctl.store.versions import write_new_version
+    from graderctl.store.versions import write_and_load_new_version
 
     param = result.param
     if result.mode == "band":
@@ -614,23 +620,13 @@ def _write_version(
     note = _describe(result, chosen, command)
     old = grader.spec.description.rstrip()
     description = f"{old}\n\n{note}" if old else note
-    _, path = write_new_version(
+    new = write_and_load_new_version(
         grader.path, description=description, set_params=set_params, drop_params=drop, root=root
     )
-    try:
-        new = load_grader(path, root=root)
-    except BaseException:
-        path.unlink(missing_ok=True)  # a definition that does not load is never left behind
-        raise
-    locked = False
-    folder = path.parent.parent
-    if update_lock and folder.name == GRADERS_DIR and (folder / LOCK_NAME).is_file():
-        lock = read_lock_at(folder / LOCK_NAME, root=root)
-        check = check_graders([new], lock, root=root, update=True)
-        locked = new.ref in check.added
+    locked = release_in_own_lock(new, root) if update_lock else False
     return WrittenVersion(
         ref=new.ref,
-        path=display_path(path, root),
+        path=display_path(new.path, root),
         fingerprint=new.fingerprint,
         params={**{k: v for k, v in new.spec.params.items() if k in set_params}},
         locked=locked,

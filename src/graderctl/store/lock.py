@@ -288,6 +288,16 @@ def lock_of(grader: LoadedGrader, root: Path) -> Path:
     return folder / LOCK_NAME if folder.name == GRADERS_DIR else lock_path(root)
 
 
+def release_in_own_lock(grader: LoadedGrader, root: Path) -> bool:
+    """Record a new version in the lock of the ``graders/`` folder its definition lives in, when that folder
+    has one (``tune`` releases the version it writes); whether it was added."""
+    folder = grader.path.parent.parent
+    if folder.name != GRADERS_DIR or not (folder / LOCK_NAME).is_file():
+        return False
+    lock = read_lock_at(folder / LOCK_NAME, root=root)
+    return grader.ref in check_graders([grader], lock, root=root, update=True).added
+
+
 def is_released(grader: LoadedGrader, root: Path) -> bool:
     """Whether ``grader`` is a released version as it stands: in its lock with this very fingerprint."""
     at = lock_of(grader, root)

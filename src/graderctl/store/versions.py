@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from graderctl.errors import InvalidInputError, Problem
-from graderctl.store.project import _VERSION_FILE
+from graderctl.store.project import _VERSION_FILE, LoadedGrader
 from graderctl.store.readers import display_path
 
 _TABLE = re.compile(r"^\s*\[")
@@ -193,3 +193,25 @@ def write_new_version(
         path.unlink(missing_ok=True)
         raise
     return version, path
+
+
+def write_and_load_new_version(
+    definition: Path,
+    *,
+    description: str,
+    set_params: dict[str, Any],
+    drop_params: tuple[str, ...] = (),
+    root: Path,
+) -> LoadedGrader:
+    """:func:`write_new_version`, then load the new definition; one that does not load is removed (a
+    definition that does not load is never left behind) and the error propagates."""
+    from graderctl.store.project import load_grader
+
+    _, path = write_new_version(
+        definition, description=description, set_params=set_params, drop_params=drop_params, root=root
+    )
+    try:
+        return load_grader(path, root=root)
+    except BaseException:
+        path.unlink(missing_ok=True)
+        raise
