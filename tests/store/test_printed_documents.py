@@ -148,6 +148,53 @@ def test_calibrate_on_the_certify_split_prints_a_report_with_its_ledger_that_val
         assert_valid("certify-ledger-entry", json.loads(line))
 
 
+def test_score_review_lines_and_sets_add_validate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """score writes the units claim-support@2 left undecided for review; labelled, `sets add` adds them."""
+    root = tmp_path / "project"
+    for folder in ("graders", "calibration_sets"):
+        shutil.copytree(REPO / folder, root / folder)
+    trials = REPO / "examples" / "research-agent" / "trials.jsonl"
+    results = tmp_path / "results.jsonl"
+    argv = [
+        "--root",
+        str(root),
+        "score",
+        str(trials),
+        "--grader",
+        "claim-support@2",
+        "--output",
+        str(results),
+    ]
+    code = _state.run(app, [*argv, "--allow-untrusted", "-q"])
+    capsys.readouterr()
+    assert code == ExitCode.OK
+    review = tmp_path / "results.review.jsonl"
+    items = [json.loads(line) for line in review.read_text(encoding="utf-8").splitlines()]
+    assert items
+    for item in items:
+        assert_valid("review-item", item)
+    for i, item in enumerate(items[:4]):
+        item["label"] = "good" if i % 2 else "bad"
+    review.write_text("".join(json.dumps(item) + "\n" for item in items), encoding="utf-8")
+    for dry in (("--dry-run",), ()):
+        code, doc = printed(
+            capsys,
+            "sets",
+            "add",
+            "claim-support-core",
+            "--from",
+            str(review),
+            "--format",
+            "json",
+            *dry,
+            root=root,
+        )
+        assert code == ExitCode.OK, doc
+        assert doc["type"] == "sets_add" and doc["added"] == 4 and doc["version_after"] == 2
+        assert_valid("sets-add", doc)
+    assert "version = 2" in (root / "calibration_sets" / "claim-support-core" / "manifest.toml").read_text()
+
+
 def test_the_shipped_reports_validate() -> None:
     found = sorted((REPO / "reports").rglob("*.json"))
     assert found

@@ -148,7 +148,7 @@ def add(
     root = _state.root()
     outcome = add_reviewed(set_ref, reviewed, root=root, added_at=now_rfc3339(), write=not dry_run)
     if fmt is Format.json:
-        _state.echo_json(outcome.to_dict())
+        _state.echo_json(outcome.model_dump(mode="json"))
         return
     from graderctl.render.imports import render_set_add
 

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from graderctl.models.base import Check, Label, StrictModel
+from graderctl.models.base import Check, Label, OpenModel, StrictModel
 
 
 class ReviewItem(StrictModel):
@@ -42,3 +42,28 @@ class ReviewItem(StrictModel):
     rationale: str | None = None
     labeler: str | None = None
     generator: dict[str, Any] | None = None
+
+
+class SetsAddSummary(OpenModel):
+    """What ``graderctl sets add SET --from REVIEWED --format json`` prints: the samples added (or, with
+    ``--dry-run``, that would be) and the set's version before and after."""
+
+    schema_version: Literal[1] = 1
+    type: Literal["sets_add"] = "sets_add"
+    set: str
+    #: The set's folder, relative to the project root when inside it.
+    path: str
+    check: str
+    version_before: int
+    #: ``None`` when nothing was added (the set is unchanged).
+    version_after: int | None
+    fingerprint_before: str
+    added: int = 0
+    #: Samples added per label (``good``, ``bad``).
+    by_label: dict[str, int] = Field(default_factory=dict)
+    documents_added: int = 0
+    #: Lines without a label yet (left out).
+    unlabelled: int = 0
+    #: Reviewed units already samples of the set (left out).
+    already_in_set: int = 0
+    notes: list[str] = Field(default_factory=list)

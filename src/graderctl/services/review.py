@@ -15,56 +15,18 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from graderctl.errors import InvalidInputError, Problem
+from graderctl.errors import Problem
 from graderctl.models.calset import SAMPLE_MODELS, CorpusDocument
-from graderctl.models.review import ReviewItem
-from graderctl.store.atomic import atomic_write_many
+from graderctl.models.review import ReviewItem, SetsAddSummary
 from graderctl.store.problems import ProblemSink, problems_from_validation
-from graderctl.store.project import CORPUS_NAME, MANIFEST_NAME, SAMPLES_NAME, find_set
+from graderctl.store.project import find_set
 from graderctl.store.readers import display_path, iter_jsonl_file_models
-
-_VERSION_LINE = re.compile(r"^(version\s*=\s*)(\d+)(\s*(?:#.*)?)$", re.M)
-
-
-@dataclass
-class AddOutcome:
-    set_name: str
-    path: str
-    check: str
-    version_before: int
-    version_after: int | None
-    fingerprint_before: str
-    added: int = 0
-    by_label: dict[str, int] = field(default_factory=dict)
-    documents_added: int = 0
-    unlabelled: int = 0
-    already_in_set: int = 0
-    notes: list[str] = field(default_factory=list)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "schema_version": 1,
-            "type": "sets_add",
-            "set": self.set_name,
-            "path": self.path,
-            "check": self.check,
-            "version_before": self.version_before,
-            "version_after": self.version_after,
-            "fingerprint_before": self.fingerprint_before,
-            "added": self.added,
-            "by_label": self.by_label,
-            "documents_added": self.documents_added,
-            "unlabelled": self.unlabelled,
-            "already_in_set": self.already_in_set,
-            "notes": self.notes,
-        }
+from graderctl.store.set_files import append_to_set, bumped_manifest
 
 
 def sample_id(item: ReviewItem) -> str:
@@ -86,13 +48,13 @@ def _rename_sources(inp: dict[str, Any], renamed: dict[str, str]) -> dict[str, A
 
 def add_reviewed(
     set_ref: str, reviewed: Path, *, root: Path, added_at: str, write: bool = True
-) -> AddOutcome:
+) -> SetsAddSummary:
     """Append the labelled lines of ``reviewed`` to the set ``set_ref`` (see the module docstring)."""
     cal_set = find_set(set_ref, root)
     folder = cal_set.path
     check = cal_set.check
-    outcome = AddOutcome(
-        set_name=cal_set.name,
+    outcome = SetsAddSummary(
+        set=cal_set.name,
         path=display_path(folder, root),
         check=check.value,
         version_before=cal_set.manifest.version,
@@ -196,22 +158,8 @@ def add_reviewed(
     if not new_samples:
         outcome.notes.append("nothing to add: the set is unchanged")
         return outcome
-    manifest_path = folder / MANIFEST_NAME
-    manifest_text = manifest_path.read_text(encoding="utf-8")
     version = cal_set.manifest.version + 1
-    bumped, count = _VERSION_LINE.subn(lambda m: f"{m.group(1)}{version}{m.group(3)}", manifest_text, count=1)
-    if count != 1:
-        raise InvalidInputError(
-            f"cannot find the version line of {display_path(manifest_path, root)}",
-            [
-                Problem(
-                    file=display_path(manifest_path, root),
-                    pointer="/version",
-                    message="no top-level `version = N` line to bump",
-                    fix="write the version as `version = N` on a line of its own",
-                )
-            ],
-        )
+    manifest_text = bumped_manifest(folder, version, root=root)
     outcome.version_after = version
     outcome.notes.append(
         f"set {cal_set.name!r} is now version {version}: its fingerprint changed, so trust bound to the old "
@@ -219,19 +167,5 @@ def add_reviewed(
     )
     if not write:
         return outcome
-    samples_path = folder / SAMPLES_NAME
-    samples_text = samples_path.read_text(encoding="utf-8")
-    if samples_text and not samples_text.endswith("\n"):
-        samples_text += "\n"
-    files: dict[Path, str] = {
-        manifest_path: bumped,
-        samples_path: samples_text + "".join(s + "\n" for s in new_samples),
-    }
-    if new_docs:
-        corpus_path = folder / CORPUS_NAME
-        corpus_text = corpus_path.read_text(encoding="utf-8") if corpus_path.exists() else ""
-        if corpus_text and not corpus_text.endswith("\n"):
-            corpus_text += "\n"
-        files[corpus_path] = corpus_text + "".join(d + "\n" for d in new_docs)
-    atomic_write_many(files)
+    append_to_set(folder, manifest_text, new_samples, new_docs)
     return outcome

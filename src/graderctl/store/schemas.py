@@ -26,7 +26,7 @@ from graderctl.models.grader import GraderSpec
 from graderctl.models.imports import ImportSummary
 from graderctl.models.reports import CalibrationBatch, CalibrationCheck, CalibrationReport
 from graderctl.models.results import GradedResult
-from graderctl.models.review import ReviewItem
+from graderctl.models.review import ReviewItem, SetsAddSummary
 from graderctl.models.trials import Trial
 from graderctl.models.tuning import LedgerEntry, TuneResult
 from graderctl.models.units import UnitsDocument
@@ -102,6 +102,11 @@ SCHEMAS: dict[str, tuple[type[BaseModel], str]] = {
         "One line of a review file written by `graderctl score` (units left undecided, contested or "
         "errored), "
         "labelled by a person and read by `graderctl sets add`.",
+    ),
+    "sets-add": (
+        SetsAddSummary,
+        "What `graderctl sets add SET --from REVIEWED --format json` prints: the reviewed units added to the "
+        "set as samples and its version before and after.",
     ),
     "certify-ledger-entry": (
         LedgerEntry,
