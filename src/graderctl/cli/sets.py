@@ -152,6 +152,6 @@ def add(
         return
     from graderctl.render.imports import render_set_add
 
-    typer.echo(render_set_add(outcome.to_dict(), dry_run=dry_run), nl=False)
+    typer.echo(render_set_add(outcome, dry_run=dry_run), nl=False)
     for note in outcome.notes:
         _state.err(f"note: {note}")

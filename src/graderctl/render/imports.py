@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from graderctl.models.imports import ImportSummary
+from graderctl.models.review import SetsAddSummary
 
 
 def render_set_import(summary: ImportSummary) -> str:
@@ -19,14 +20,14 @@ def render_set_import(summary: ImportSummary) -> str:
     return "\n".join(out) + "\n"
 
 
-def render_set_add(summary: Mapping[str, Any], *, dry_run: bool) -> str:
-    labels = ", ".join(f"{n} {label}" for label, n in sorted(summary["by_label"].items())) or "none"
-    if not summary["added"]:
-        return f"{summary['path']}: nothing added\n"
+def render_set_add(summary: SetsAddSummary, *, dry_run: bool) -> str:
+    labels = ", ".join(f"{n} {label}" for label, n in sorted(summary.by_label.items())) or "none"
+    if not summary.added:
+        return f"{summary.path}: nothing added\n"
     verb = "would add" if dry_run else "added"
     return (
-        f"{verb} {summary['added']} sample(s) ({labels}) and {summary['documents_added']} corpus document(s) "
-        f"to {summary['path']}: version {summary['version_before']} -> {summary['version_after']}\n"
+        f"{verb} {summary.added} sample(s) ({labels}) and {summary.documents_added} corpus document(s) "
+        f"to {summary.path}: version {summary.version_before} -> {summary.version_after}\n"
     )
 
 
