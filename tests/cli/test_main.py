@@ -38,3 +38,19 @@ def test_help_does_not_import_heavy_libraries() -> None:
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "", f"imported at start-up: {proc.stdout}"
+
+
+def test_python_warnings_name_no_source_file() -> None:
+    """A Python warning raised while a command runs (graderctl's own or a library's) prints as
+    ``warning: MESSAGE``: no source file, line number, category or code line (issue 11, item 20)."""
+    code = (
+        "import warnings, typer; from graderctl.cli import _state\n"
+        "demo = typer.Typer()\n"
+        "@demo.command()\n"
+        "def go() -> None:\n"
+        "    warnings.warn('the interval is undefined', UserWarning, stacklevel=1)\n"
+        "raise SystemExit(_state.run(demo, []))\n"
+    )
+    proc = subprocess.run([sys.executable, "-W", "always", "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == "warning: the interval is undefined\n", proc.stderr

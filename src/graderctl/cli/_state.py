@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import json
 import sys
+import warnings
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -166,6 +167,28 @@ def error_document(code: int, message: str, problems: Sequence[Any] = ()) -> dic
     }
 
 
+_PYTHON_SHOWWARNING = warnings.showwarning
+
+
+def _plain_warnings() -> None:
+    """Print Python warnings (graderctl's own or a library's) as ``warning: MESSAGE``: the source file, line,
+    category and code line Python adds name the code, not the user's input (``--debug`` keeps Python's form)."""
+    def show(
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: Any = None,
+        line: str | None = None,
+    ) -> None:
+        if DEBUG:
+            _PYTHON_SHOWWARNING(message, category, filename, lineno, file, line)
+        else:
+            err(f"warning: {message}")
+
+    warnings.showwarning = show
+
+
 def _safe_streams() -> None:
     """Make stdout and stderr unable to fail on a character their encoding lacks (``PYTHONIOENCODING=ascii``,
     a C locale): such a character is written as a JSON-style ``\\uXXXX`` escape (valid in JSON strings)."""
@@ -212,6 +235,7 @@ def run(app: Any, argv: list[str] | None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     as_json = wants_json(args)
     _safe_streams()
+    _plain_warnings()
     from typer._click.exceptions import ClickException
 
     code: int

@@ -470,7 +470,7 @@ def self_grading_evidence(
             f"allowed when at least {result.min_samples} known-bad samples of the judge's own family and "
             f"{result.min_samples} of other families were graded and the upper end of the "
             f"{result.confidence:.0%} Newcombe interval for (own-family FAR - other-family FAR) is at most "
-            f"{result.margin:g} (graderctl.stats.self_preference; the same rule as probe --probe self)"
+            f"{result.margin:g} (the same rule as `graderctl probe --probe self`)"
         ),
         "allowed": result.no_bias,
     }
