@@ -172,7 +172,8 @@ _PYTHON_SHOWWARNING = warnings.showwarning
 
 def _plain_warnings() -> None:
     """Print Python warnings (graderctl's own or a library's) as ``warning: MESSAGE``: the source file, line,
-    category and code line Python adds name the code, not the user's input (``--debug`` keeps Python's form)."""
+    category and code line Python adds name the code, not the user's input (``--debug`` keeps them)."""
+
     def show(
         message: Warning | str,
         category: type[Warning],
