@@ -66,17 +66,22 @@ def normalize_url(url: str) -> str:
     tracking parameters (``utm_*``, ``fbclid``, ``gclid``, ...), query-parameter order, percent-encoding
     differences, and punctuation the URL picked up from surrounding prose (a trailing ``.`` or ``,``)."""
     text = _strip_prose(unicodedata.normalize("NFKC", url))
-    simple = _SIMPLE_URL.fullmatch(text)
+    # _SIMPLE_URL cannot match a text with "?", _SIMPLE_QUERY_URL only one with it (trying the one that cannot
+    # match costs more than the rest of the key); _SLASH_RUN only changes a path with "//"
+    has_query = "?" in text
+    simple = None if has_query else _SIMPLE_URL.fullmatch(text)
     if simple is not None:  # the same steps as below, those that can change such a URL
         host = _host_key(simple.group(1))
-        path = _SLASH_RUN.sub("/", simple.group(2) or "").rstrip("/")
+        path = simple.group(2) or ""
+        path = (_SLASH_RUN.sub("/", path) if "//" in path else path).rstrip("/")
         if path.lower().endswith(_INDEX_PAGES):
             path = path.rsplit("/", 1)[0]
         return "//" + host + path
-    simple = _SIMPLE_QUERY_URL.fullmatch(text)
+    simple = _SIMPLE_QUERY_URL.fullmatch(text) if has_query else None
     if simple is not None:  # what parse_qsl, the tracking filter, sort and urlencode give for such a query
         host = _host_key(simple.group(1))
-        path = _SLASH_RUN.sub("/", simple.group(2) or "").rstrip("/")
+        path = simple.group(2) or ""
+        path = (_SLASH_RUN.sub("/", path) if "//" in path else path).rstrip("/")
         if path.lower().endswith(_INDEX_PAGES):
             path = path.rsplit("/", 1)[0]
         items = []

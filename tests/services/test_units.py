@@ -151,6 +151,39 @@ def test_units_document_matches_what_score_grades(tmp_path: Path) -> None:
     assert any("no corpus" in n for n in notes)
 
 
+def test_units_streamed_a_trial_at_a_time_are_the_same_document(tmp_path: Path) -> None:
+    from graderctl.render.units import UnitsJsonWriter, units_json_chunks
+
+    structured = {
+        "task_id": "s",
+        "trial_id": "1",
+        "task": {"question": "q"},
+        "report": {
+            "text": "x",
+            "claims": [
+                {"id": "a", "text": "Claim a.", "citations": [{"source_id": "s1"}]},
+                {"id": "b", "text": "Claim b."},
+            ],
+            "sources": [{"id": "s1", "url": "https://example.org/a", "doi": "10.1000/X"}],
+        },
+    }
+    rows = [raw_trial("r1", RAW_TEXT), raw_trial("e", ""), structured, raw_trial("r2", RAW_TEXT)]
+    trials = write_trials(tmp_path / "trials.jsonl", rows)
+    whole, notes = list_units(trials, root=tmp_path)
+    streamed: list[dict[str, Any]] = []
+    head, streamed_notes = list_units(trials, root=tmp_path, row_sink=streamed.append)
+    assert "trials" not in head and {**head, "trials": streamed} == whole and streamed_notes == notes
+    writer = UnitsJsonWriter()
+    for row in streamed:
+        writer(row)
+    expected = (json.dumps(whole, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+    assert b"".join(writer.chunks(head)) == b"".join(units_json_chunks(whole)) == expected
+    summary = whole["summary"]
+    assert (summary["trials"], summary["from_text"], summary["structured"], summary["empty"]) == (4, 2, 1, 1)
+    assert (summary["claims"], summary["citations"], summary["uncited_claims"]) == (8, 7, 3)
+    assert summary["citation_coverage"] == pytest.approx(7 / 10)
+
+
 def test_metrics_report_citation_coverage(tmp_path: Path) -> None:
     from graderctl.render.metrics import render_text
     from graderctl.services.metrics import compute_metrics

@@ -27,17 +27,17 @@ def units(
 ) -> None:
     """Show the units each check would grade in each trial (claims, citations, quotes, sources, uncited
     claims, missing sources), without grading."""
-    from graderctl.render.units import render_units_text
+    from graderctl.render.units import UnitsJsonWriter, render_units_text
     from graderctl.services.units import list_units
 
-    document, notes = list_units(trials, root=_state.root(), corpus_path=corpus)
+    # JSON: each trial encoded as soon as it is built (the bytes are kept, not the dicts), printed at the end
+    writer = UnitsJsonWriter() if fmt is Format.json else None
+    document, notes = list_units(trials, root=_state.root(), corpus_path=corpus, row_sink=writer)
     if not quiet:
         for note in notes:
             _state.err(f"note: {note}")
-    if fmt is Format.json:
-        from graderctl.render.units import units_json_chunks
-
-        _state.write_bytes(units_json_chunks(document))
+    if writer is not None:
+        _state.write_bytes(writer.chunks(document))
         return
     from graderctl.models.units import UnitsDocument
 

@@ -17,6 +17,9 @@ ABBREVIATIONS: frozenset[str] = vocabulary.words("abbreviations")
 #: ``[.!?]+['"”’)\]]*(?=\s)|\n``, several times slower on long texts).
 _SENT_END = re.compile(r"[\n.!?](?:(?<=\n)|[.!?]*['\"”’)\]]*(?=\s))")
 _INITIALISM = re.compile(r"(?:[a-z]\.)+[a-z]")
+#: The blanks skipped after a sentence end before looking at the next character.
+_GAP = " \t\r\u00a0"
+_GAP_RUN = re.compile(r"[ \t\r\u00a0]*")
 
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:
@@ -28,9 +31,17 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     n = len(text)
     for m in _SENT_END.finditer(text):
         end = m.end()
-        if m.group() != "\n" and not _ends_sentence(text, start, m.start(), end, n):
+        mark = m.start()
+        if text[mark] != "\n" and not _ends_sentence(text, start, mark, end, n):
             continue
-        _push_span(text, start, end, spans)
+        # _push_span, inline (it runs once a sentence)
+        a, b = start, end
+        if text[a].isspace():
+            a = b - len(text[a:b].lstrip())
+        if b > a and text[b - 1].isspace():
+            b = a + len(text[a:b].rstrip())
+        if b > a:
+            spans.append((a, b))
         start = end
     _push_span(text, start, n, spans)
     return spans
@@ -38,10 +49,13 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
 
 def _ends_sentence(text: str, start: int, mark: int, end: int, n: int) -> bool:
     """Whether the mark at ``mark`` (its run ending at ``end``) ends the sentence begun at ``start``."""
-    # look at what follows the whitespace
+    # look at what follows the whitespace (a run of blanks, as markers leave, skipped by a regex)
     j = end
-    while j < n and text[j] in " \t\r\u00a0":
+    if j < n and text[j] in _GAP:
         j += 1
+        if j < n and text[j] in _GAP:
+            gap = _GAP_RUN.match(text, j)
+            j = gap.end() if gap is not None else j
     if j < n and text[j] != "\n":
         nxt = text[j]
         if not (nxt.isupper() or nxt.isdigit() or nxt in "'\"‘“([" or not nxt.isalpha()):

@@ -80,29 +80,57 @@ def render_units_text(doc: UnitsDocument) -> str:
     return "\n".join(out) + "\n"
 
 
-def units_json_chunks(doc: dict[str, Any]) -> Iterator[bytes]:
+class UnitsJsonWriter:
     """The units document as compact UTF-8 JSON, byte for byte what ``json.dumps(doc, ensure_ascii=False,
-    separators=(",", ":"))`` gives (then a line break), in pieces: each trial is encoded by msgspec (several
-    times faster; trials hold only strings, integers, booleans and nulls, which both encode alike), the rest
-    (which holds the one float, ``citation_coverage``) by :mod:`json`."""
-    head = {k: v for k, v in doc.items() if k != "trials"}
-    text = json.dumps(head, ensure_ascii=False, separators=(",", ":"))
-    if "trials" not in doc:
-        yield (text + "\n").encode("utf-8")
-        return
-    yield (text[:-1] + ("," if head else "") + '"trials":[').encode("utf-8")
-    encoder = msgspec.json.Encoder()
-    batch = bytearray()
-    for i, row in enumerate(doc["trials"]):
-        if i:
+    separators=(",", ":"))`` gives (then a line break), built a trial at a time: call it with each trial's row
+    as it is made (the row can be dropped at once: only its bytes are kept, a few times smaller than the
+    dicts), then :meth:`chunks` with the rest of the document. Each trial is encoded by msgspec (several times
+    faster; trials hold only strings, integers, booleans and nulls, which both encode alike), the rest (which
+    holds the one float, ``citation_coverage``) by :mod:`json`."""
+
+    __slots__ = ("_batch", "_chunks", "_encode_into", "_rows")
+
+    def __init__(self) -> None:
+        self._encode_into = msgspec.json.Encoder().encode_into
+        self._batch = bytearray()
+        self._chunks: list[bytes] = []
+        self._rows = 0
+
+    def __call__(self, row: dict[str, Any]) -> None:
+        batch = self._batch
+        if self._rows:
             batch += b","
+        self._rows += 1
+        mark = len(batch)
         try:
-            batch += encoder.encode(row)
+            self._encode_into(row, batch, -1)
         except (msgspec.EncodeError, UnicodeError, TypeError, OverflowError):
             # a string msgspec cannot encode (a lone surrogate): \\u escapes, still one valid JSON document
+            del batch[mark:]
             batch += json.dumps(row, separators=(",", ":")).encode("ascii")
         if len(batch) > 1 << 20:
-            yield bytes(batch)
+            self._chunks.append(bytes(batch))
             batch.clear()
-    batch += b"]}\n"
-    yield bytes(batch)
+
+    def chunks(self, head: dict[str, Any]) -> Iterator[bytes]:
+        """The whole document: ``head`` (every key but ``trials``, in order), then the trials written."""
+        text = json.dumps(head, ensure_ascii=False, separators=(",", ":"))
+        yield (text[:-1] + ("," if head else "") + '"trials":[').encode("utf-8")
+        yield from self._chunks
+        self._chunks = []
+        self._batch += b"]}\n"
+        yield bytes(self._batch)
+        self._batch.clear()
+
+
+def units_json_chunks(doc: dict[str, Any]) -> Iterator[bytes]:
+    """The units document as compact UTF-8 JSON, byte for byte what ``json.dumps(doc, ensure_ascii=False,
+    separators=(",", ":"))`` gives (then a line break), in pieces (see :class:`UnitsJsonWriter`)."""
+    head = {k: v for k, v in doc.items() if k != "trials"}
+    if "trials" not in doc:
+        yield (json.dumps(head, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+        return
+    writer = UnitsJsonWriter()
+    for row in doc["trials"]:
+        writer(row)
+    yield from writer.chunks(head)

@@ -22,7 +22,7 @@ A check that finds no unit at all in a trial is not passed (:data:`NO_CITATIONS`
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -46,7 +46,12 @@ NO_CITATIONS = "no citations found"
 CITATION_CHECKS = frozenset({Check.source_existence, Check.claim_support})
 
 
-@dataclass(frozen=True, slots=True)
+# ViewSource, ViewCitation and ViewClaim are never changed once made; they are not frozen because a frozen
+# dataclass is several times slower to make (every field set through object.__setattr__), and a report view
+# makes one per claim, citation and source of every trial
+
+
+@dataclass(slots=True)
 class ViewSource:
     id: str
     url: str | None = None
@@ -60,7 +65,7 @@ class ViewSource:
     origin: str = "structured"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ViewCitation:
     source_id: str | None = None
     url: str | None = None
@@ -71,7 +76,7 @@ class ViewCitation:
     marker: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ViewClaim:
     id: str
     text: str
@@ -371,21 +376,39 @@ def trial_units(trial: Trial, corpus: Corpus | None) -> dict[str, Any]:
     :class:`~graderctl.models.units.TrialUnits` as a dict."""
     view = report_view(trial)
     sources = view.sources
+    # what a citation of each source shows (its URL, normalised DOI and title), worked out once per source
+    shown: dict[str, tuple[str | None, str | None, str | None]] = {}
     claims: list[dict[str, Any]] = []
     for claim in view.claims:
         cits: list[dict[str, Any]] = []
         for cit in claim.citations:
-            source = sources.get(cit.source_id) if cit.source_id is not None else None
-            doi = source.doi if source is not None else cit.doi
+            sid = cit.source_id
+            source = sources.get(sid) if sid is not None else None
+            if source is not None:
+                assert sid is not None
+                info = shown.get(sid)
+                if info is None:
+                    info = shown[sid] = (
+                        source.url,
+                        normalize_doi(source.doi) if source.doi else None,
+                        source.title,
+                    )
+                url, doi, title = info
+                missing = False
+            else:
+                url, doi, title = cit.url, normalize_doi(cit.doi) if cit.doi else None, cit.title
+                missing = sid is not None or cit.marker is not None
+                if cit.marker is not None:
+                    sid = None
             cits.append(
                 {
                     "marker": cit.marker,
-                    "source_id": cit.source_id if source is not None or cit.marker is None else None,
-                    "url": source.url if source is not None else cit.url,
-                    "doi": normalize_doi(doi) if doi else None,
-                    "title": source.title if source is not None else cit.title,
+                    "source_id": sid,
+                    "url": url,
+                    "doi": doi,
+                    "title": title,
                     "quote": cit.quote,
-                    "missing": source is None and (cit.source_id is not None or cit.marker is not None),
+                    "missing": missing,
                 }
             )
         claims.append(
@@ -428,45 +451,105 @@ def trial_units(trial: Trial, corpus: Corpus | None) -> dict[str, Any]:
     }
 
 
+class _Totals:
+    """The document's ``summary``, counted a trial at a time."""
+
+    __slots__ = (
+        "citations",
+        "cited",
+        "claims",
+        "empty",
+        "from_text",
+        "missing",
+        "no_citations",
+        "structured",
+        "trials",
+        "uncited",
+    )
+
+    def __init__(self) -> None:
+        self.trials = self.from_text = self.structured = self.empty = 0
+        self.claims = self.cited = self.citations = self.uncited = self.missing = self.no_citations = 0
+
+    def add(self, row: dict[str, Any]) -> None:
+        self.trials += 1
+        origin = row["units_from"]
+        if origin == "text":
+            self.from_text += 1
+        elif origin == "structured":
+            self.structured += 1
+        elif origin == "empty":
+            self.empty += 1
+        claims = row["claims"]
+        self.claims += len(claims)
+        for claim in claims:
+            n = len(claim["citations"])
+            if n:
+                self.cited += 1
+                self.citations += n
+        self.uncited += len(row["uncited_claims"])
+        self.missing += len(row["missing_sources"])
+        if row["requires_citations"] and not row["checks"][Check.source_existence.value]["units"]:
+            self.no_citations += 1
+
+    def summary(self) -> dict[str, Any]:
+        cited, uncited = self.cited, self.uncited
+        return {
+            "trials": self.trials,
+            "from_text": self.from_text,
+            "structured": self.structured,
+            "empty": self.empty,
+            "claims": self.claims,
+            "citations": self.citations,
+            "uncited_claims": uncited,
+            "missing_sources": self.missing,
+            "no_citations": self.no_citations,
+            "citation_coverage": cited / (cited + uncited) if cited + uncited else None,
+        }
+
+
 def units_document(
-    trials: Iterable[Trial], corpus: Corpus | None, *, trials_file: str, corpus_file: str | None
+    trials: Iterable[Trial],
+    corpus: Corpus | None,
+    *,
+    trials_file: str,
+    corpus_file: str | None,
+    row_sink: Callable[[dict[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
-    """The ``units`` document (:class:`~graderctl.models.units.UnitsDocument`, as a dict)."""
-    rows = [trial_units(t, corpus) for t in trials]
-    cited = sum(1 for r in rows for c in r["claims"] if c["citations"])
-    uncited = sum(len(r["uncited_claims"]) for r in rows)
-    summary = {
-        "trials": len(rows),
-        "from_text": sum(1 for r in rows if r["units_from"] == "text"),
-        "structured": sum(1 for r in rows if r["units_from"] == "structured"),
-        "empty": sum(1 for r in rows if r["units_from"] == "empty"),
-        "claims": sum(len(r["claims"]) for r in rows),
-        "citations": sum(len(c["citations"]) for r in rows for c in r["claims"]),
-        "uncited_claims": uncited,
-        "missing_sources": sum(len(r["missing_sources"]) for r in rows),
-        "no_citations": sum(
-            1
-            for r in rows
-            if r["requires_citations"] and not r["checks"][Check.source_existence.value]["units"]
-        ),
-        "citation_coverage": cited / (cited + uncited) if cited + uncited else None,
-    }
-    return {
+    """The ``units`` document (:class:`~graderctl.models.units.UnitsDocument`, as a dict). With ``row_sink``,
+    each trial's row is handed to it as soon as it is made and not kept: the document has no ``trials``
+    (the rest of it, in order, for a writer that streams the trials, see
+    :class:`graderctl.render.units.UnitsJsonWriter`)."""
+    totals = _Totals()
+    rows: list[dict[str, Any]] = []
+    keep = rows.append if row_sink is None else row_sink
+    for trial in trials:
+        row = trial_units(trial, corpus)
+        totals.add(row)
+        keep(row)
+    document: dict[str, Any] = {
         "schema_version": 1,
         "type": "units",
         "trials_file": trials_file,
         "corpus_file": corpus_file,
         "parser": PARSER.to_dict(),
-        "summary": summary,
-        "trials": rows,
+        "summary": totals.summary(),
     }
+    if row_sink is None:
+        document["trials"] = rows
+    return document
 
 
 def list_units(
-    trials_path: Path, *, root: Path, corpus_path: Path | None = None
+    trials_path: Path,
+    *,
+    root: Path,
+    corpus_path: Path | None = None,
+    row_sink: Callable[[dict[str, Any]], None] | None = None,
 ) -> tuple[dict[str, Any], list[str]]:
     """Read a trials file (and the corpus: ``corpus_path``, else ``corpus.jsonl`` beside the trials) and
-    return the units document with notes. Raises :class:`~graderctl.errors.InvalidInputError`."""
+    return the units document with notes (with ``row_sink``: without its ``trials``, each handed to the sink
+    instead, see :func:`units_document`). Raises :class:`~graderctl.errors.InvalidInputError`."""
     from graderctl.services.score import read_trials, recorded_path
     from graderctl.store.inspect_logs import looks_like_inspect_log
     from graderctl.store.readers import display_path
@@ -497,6 +580,7 @@ def list_units(
             corpus,
             trials_file=recorded_path(trials_path, root),
             corpus_file=recorded_path(corpus_path, root) if corpus_path is not None else None,
+            row_sink=row_sink,
         )
     finally:
         if gc_was_on:
