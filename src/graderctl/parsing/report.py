@@ -341,6 +341,8 @@ _URL_LABEL = re.compile(
     r"[ \t]*:?[ \t]*$",
     re.IGNORECASE,
 )
+#: One of these is in every match of :data:`_ACCESSED`.
+_ACCESSED_WORDS = ("accessed", "retrieved", "visited", "viewed", "consulted")
 _QUOTED_TITLE = re.compile(r"[\"“]([^\"“”\n]{3,}?)[\"”]")
 _YEAR_IN_ENTRY = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)([a-z])?(?!\d)")
 _ENTRY_AUTHOR = re.compile(
@@ -581,7 +583,10 @@ def _entry_source(entry: _Entry, sources: _Sources, ordinal: int) -> ParsedSourc
     body = entry.text.strip()
     url: str | None = None
     title: str | None = None
-    link = _MD_LINK.search(body)
+    # each pattern below is tried only where it can match: _MD_LINK needs "](", _BARE_URL "http" or "www." (in
+    # any case), _DOI_TEXT "10.", _ACCESSED one of its words; in an ASCII text a lower-case search for them
+    # is exact (the only other characters IGNORECASE lets match an ASCII letter stand for i, k and s)
+    link = _MD_LINK.search(body) if "](" in body else None
     rest = body
     if link is not None:
         url = _trim_url(link.group("url")) or None
@@ -589,7 +594,9 @@ def _entry_source(entry: _Entry, sources: _Sources, ordinal: int) -> ParsedSourc
         if text and not _is_url_like(text) and not _LINK_CITATION_TEXT.match(text):
             title = text
         rest = body[: link.start()] + " " + body[link.end() :]
-    if url is None:
+    lowered = body.lower()
+    has_url = "http" in lowered or "www." in lowered
+    if url is None and has_url:
         bare = _BARE_URL.search(body)
         if bare is not None:
             url = _trim_url(bare.group())
@@ -602,12 +609,21 @@ def _entry_source(entry: _Entry, sources: _Sources, ordinal: int) -> ParsedSourc
         if quoted is not None:
             title = quoted.group(1).strip(" .,")
     if title is None:
-        cleaned = _ACCESSED.sub(" ", rest)
-        cleaned = _DOI_TEXT.sub(" ", cleaned)
-        cleaned = _BARE_URL.sub(" ", cleaned)
+        cleaned = rest
+        if not rest.isascii() or any(word in lowered for word in _ACCESSED_WORDS):
+            cleaned = _ACCESSED.sub(" ", cleaned)
+        if "10." in cleaned:
+            cleaned = _DOI_TEXT.sub(" ", cleaned)
+        if has_url:  # rest is body less its link, if any (so when body has none, rest has none)
+            low = cleaned.lower()
+            if "http" in low or "www." in low:
+                cleaned = _BARE_URL.sub(" ", cleaned)
         cleaned = cleaned.replace("*", "").replace("`", "").replace("<", " ").replace(">", " ")
         cleaned = " ".join(cleaned.split())
-        cleaned = _URL_LABEL.sub("", cleaned).strip(" -–—|,;:.")
+        # _URL_LABEL ends the text and, with single spaces, is at most 19 characters long: look at the end
+        # only (the same first match)
+        cut = max(0, len(cleaned) - 32)
+        cleaned = (cleaned[:cut] + _URL_LABEL.sub("", cleaned[cut:])).strip(" -–—|,;:.")
         title = cleaned[:300] or None
     sid = entry.id or str(ordinal)
     marker = entry.marker or f"[{sid}]"
@@ -673,6 +689,20 @@ def _region_entries(lines: list[str], origin: str = "list") -> list[_Entry]:
     return entries
 
 
+#: One of these is in every word of :data:`_REF_WORDS` (so in every match of :data:`_REF_HEADING`).
+_HEADING_KEYS = ("source", "ref", "citation", "cited", "works", "reading", "bibliography", "notes", "links")
+
+
+def _ref_heading(line: str) -> re.Match[str] | None:
+    """:data:`_REF_HEADING` matched on ``line``, tried only when the line holds one of its words (in an ASCII
+    line a lower-case search for them is exact; other lines are always tried)."""
+    if line.isascii():
+        lowered = line.lower()
+        if not any(key in lowered for key in _HEADING_KEYS):
+            return None
+    return _REF_HEADING.match(line)
+
+
 def _find_regions(lines: list[str]) -> list[tuple[int, int, str]]:
     """``(first line, end line, text after the heading)`` of each source list: from a reference heading to
     the next heading of the same or a higher level; or a trailing block of marked lines with URLs."""
@@ -681,7 +711,7 @@ def _find_regions(lines: list[str]) -> list[tuple[int, int, str]]:
     n = len(lines)
     while i < n:
         line = lines[i]
-        m = _REF_HEADING.match(line) if len(line) < 200 else None
+        m = _ref_heading(line) if len(line) < 200 else None
         if m is not None:
             rest = m.group("rest").strip()
             if rest and not (
@@ -695,7 +725,7 @@ def _find_regions(lines: list[str]) -> list[tuple[int, int, str]]:
         j = i + 1
         while j < n:
             h = _MD_HEADING.match(lines[j])
-            if h is not None and len(h.group(1)) <= level and _REF_HEADING.match(lines[j]) is None:
+            if h is not None and len(h.group(1)) <= level and _ref_heading(lines[j]) is None:
                 break
             j += 1
         regions.append((i, j, m.group("rest").strip()))

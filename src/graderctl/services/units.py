@@ -146,14 +146,17 @@ def report_view(trial: Trial) -> ReportView:
         sources[s.id] = ViewSource(s.id, s.url, s.doi, s.title, None, s.marker, s.origin)
     view_claims: list[ViewClaim] = []
     for i, claim in enumerate(parsed.claims, start=1):
-        cits: list[ViewCitation] = []
-        for cit in claim.citations:
-            sid = cit.source_id
-            if sid is None and structured:
-                digits = cit.marker.strip("[]^")
-                if digits.isdigit():
-                    sid = next((a for a in _structured_aliases(digits) if a in structured), None)
-            cits.append(ViewCitation(sid, None, None, None, cit.quote, cit.marker))
+        if not structured:  # the common case: every citation as parsed
+            cits = [ViewCitation(c.source_id, None, None, None, c.quote, c.marker) for c in claim.citations]
+        else:
+            cits = []
+            for cit in claim.citations:
+                sid = cit.source_id
+                if sid is None:
+                    digits = cit.marker.strip("[]^")
+                    if digits.isdigit():
+                        sid = next((a for a in _structured_aliases(digits) if a in structured), None)
+                cits.append(ViewCitation(sid, None, None, None, cit.quote, cit.marker))
         view_claims.append(ViewClaim(f"c{i}", claim.text, tuple(cits), (claim.start, claim.end)))
     uncited_text = tuple((u.text, (u.start, u.end)) for u in parsed.uncited)
     return ReportView("text", tuple(view_claims), sources, uncited_text, PARSER)
@@ -187,10 +190,12 @@ def _citation_plan(view: ReportView) -> list[tuple[str, dict[str, Any] | None, s
     sources = view.sources
     plan: list[tuple[str, dict[str, Any] | None, str | None]] = []
     used: dict[str, int] = {}
+    #: the citation dict of each source with a URL or DOI, its None values left out (copied per citation)
+    listed: dict[str, dict[str, Any]] = {}
     for claim in view.claims:
+        prefix = f"citation:{claim.id}/"
         for index, cit in enumerate(claim.citations, start=1):
-            label = cit.source_id or cit.marker or f"#{index}"
-            uid = f"citation:{claim.id}/{label}"
+            uid = prefix + (cit.source_id or cit.marker or f"#{index}")
             times = used[uid] = used.get(uid, 0) + 1
             if times > 1:
                 uid += f"#{times}"
@@ -201,8 +206,19 @@ def _citation_plan(view: ReportView) -> list[tuple[str, dict[str, Any] | None, s
                     plan.append((uid, None, _missing_reason(cit)))
                     continue
                 if source.url or source.doi:
-                    citation = {"url": source.url, "doi": source.doi, "title": source.title}
-                elif source.origin == "structured":
+                    base = listed.get(source.id)
+                    if base is None:
+                        base = listed[source.id] = {
+                            k: v
+                            for k, v in (("url", source.url), ("doi", source.doi), ("title", source.title))
+                            if v is not None
+                        }
+                    citation = dict(base)
+                    if cit.quote is not None:
+                        citation["quote"] = cit.quote
+                    plan.append((uid, {"citation": citation}, None))
+                    continue
+                if source.origin == "structured":
                     citation = {"source_id": source.id, "title": source.title}
                 else:
                     shown = f" ({source.title!r})" if source.title else ""
