@@ -818,8 +818,11 @@ def _author_year(part: str, sources: _Sources, *, strict: bool) -> tuple[bool, s
 def _link_text_is_citation(text: str, work: str, start: int) -> bool:
     """A link whose text is a number, ``source``, a domain or URL, or that stands in parentheses, only
     cites; its text is not part of the sentence."""
-    if _LINK_CITATION_TEXT.match(text) or _is_url_like(text):
-        return True
+    return bool(_LINK_CITATION_TEXT.match(text) or _is_url_like(text)) or _in_parentheses(text, work, start)
+
+
+def _in_parentheses(text: str, work: str, start: int) -> bool:
+    """A link's ``text`` of eight words or fewer after ``(``, ``;`` or ``,`` (a citation in parentheses)."""
     k = start - 1
     while k >= 0 and work[k] in " \t":
         k -= 1
@@ -872,14 +875,15 @@ def _scan_body(work: str, sources: _Sources, link_defs: dict[str, str]) -> tuple
                 continue
             url = _trim_url(raw_url)
             doi = find_doi(url) if "10." in url else None
-            title = (
-                text.strip("*_` ")
-                if text and not _LINK_CITATION_TEXT.match(text) and not _is_url_like(text)
-                else None
-            )
+            # what _link_text_is_citation says, each pattern tried once: a number, "source", a domain or URL
+            # only cites (no title); other text is the title, and only cites when it stands in parentheses
+            if _LINK_CITATION_TEXT.match(text) or _is_url_like(text):
+                title, only_cites = None, True
+            else:
+                title, only_cites = text.strip("*_` "), _in_parentheses(text, work, start)
             sid = sources.inline(url, doi, title)
             cites.append(_Cite(start, end, url, sid))
-            edits.append((start, end, None if _link_text_is_citation(text, work, start) else text))
+            edits.append((start, end, None if only_cites else text))
         elif kind == "reflink":
             label = (m.group("rlabel") or m.group("rtext")).strip().lower()
             target = link_defs.get(label)
@@ -965,16 +969,12 @@ def _candidates(work: str, numbered: bool) -> list[int]:
     lowered = work.lower()
     if len(lowered) != len(work):  # a few characters change length in lower case: search the text as is
         lowered = work
-    for text, needles in ((work, ("[", "(", "【")), (lowered, ("http", "www.", "doi", "10."))):
+    for text, needles in ((work, ("[", "(", "【", "![")), (lowered, ("http", "www.", "doi", "10."))):
         for needle in needles:
             i = text.find(needle)
             while i != -1:
                 found.append(i)
                 i = text.find(needle, i + 1)
-    i = work.find("![")
-    while i != -1:
-        found.append(i)
-        i = work.find("![", i + 1)
     if numbered:
         # a full stop before a digit, where the "gem" alternative of _BODY can match (not a decimal point)
         found.extend(m.start() for m in _Find.gem_stop.finditer(work))
