@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -56,3 +58,16 @@ def inspect_logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     from tests.support.inspect_eval import make_logs
 
     return make_logs(tmp_path_factory.mktemp("inspect-logs"))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _set_cache_in_a_temporary_folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The set cache (graderctl.store.set_cache) of a test session lives in a temporary folder, never in the
+    user's ~/.cache (subprocesses inherit the variable)."""
+    before = os.environ.get("GRADERCTL_CACHE_DIR")
+    os.environ["GRADERCTL_CACHE_DIR"] = str(tmp_path_factory.mktemp("graderctl-cache"))
+    yield
+    if before is None:
+        os.environ.pop("GRADERCTL_CACHE_DIR", None)
+    else:
+        os.environ["GRADERCTL_CACHE_DIR"] = before

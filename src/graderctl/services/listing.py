@@ -11,10 +11,10 @@ from graderctl.errors import GraderctlError, InvalidInputError, Problem
 from graderctl.services.trust import InvalidSet, TrustEntry, trust_for_grader
 from graderctl.store.project import (
     LoadedGrader,
-    LoadedSet,
+    SetIndex,
     grader_files,
+    index_set,
     load_grader,
-    load_set,
     manifest_check,
     set_folders,
 )
@@ -132,11 +132,13 @@ def list_kinds() -> list[KindListing]:
 def list_project(root: Path) -> ProjectListing:
     """Every grader definition and calibration set under ``root``; invalid ones are named in ``problems``."""
     listing = ProjectListing(kinds=list_kinds())
-    loaded_sets: list[LoadedSet] = []
+    # Sets are read as trust needs them (labels by id, not the samples): checked and fingerprinted exactly as
+    # `load_set` does, without holding a large set's samples in memory.
+    loaded_sets: list[SetIndex] = []
     invalid_sets: list[InvalidSet] = []
     for folder in set_folders(root):
         try:
-            loaded_sets.append(load_set(folder, root=root))
+            loaded_sets.append(index_set(folder, root=root))
         except GraderctlError as exc:
             listing.problems.append(f"{display_path(folder, root)}: {exc} (run `graderctl validate`)")
             shown = display_path(folder, root)

@@ -15,17 +15,32 @@ Trust for a check (:func:`is_trusted`) needs a trusted entry on *every* set of t
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from graderctl.errors import InvalidInputError
 from graderctl.models.base import Check
 from graderctl.models.reports import CalibrationReport
-from graderctl.store.project import LoadedGrader, LoadedSet, load_set, manifest_check, set_folders
+from graderctl.store.project import (
+    LoadedGrader,
+    LoadedSet,
+    SetIndex,
+    index_set,
+    load_set,
+    manifest_check,
+    set_folders,
+)
 from graderctl.store.readers import display_path
 from graderctl.store.reports import find_report, read_report
+
+if TYPE_CHECKING:
+    from graderctl.trust_policy import Evidence
+
+#: A set as trust reads it: loaded whole, or only its labels by id (``store.project.index_set``).
+TrustSet = LoadedSet | SetIndex
 
 
 class TrustState(StrEnum):
@@ -103,7 +118,7 @@ def chosen_sets(
     return chosen
 
 
-def trust_entry(grader: LoadedGrader, cal_set: LoadedSet, root: Path) -> TrustEntry:
+def trust_entry(grader: LoadedGrader, cal_set: TrustSet, root: Path) -> TrustEntry:
     """The trust state of ``grader`` on ``cal_set``, from the report on disk."""
     ref = grader.ref
     path = find_report(root, cal_set.name, grader.spec.name, grader.spec.version)
@@ -154,7 +169,12 @@ def trust_entry(grader: LoadedGrader, cal_set: LoadedSet, root: Path) -> TrustEn
         return TrustEntry(
             ref, cal_set.name, TrustState.stale, shown, report, "; ".join(changed) + f": {rerun}"
         )
-    tampered = evidence_problem(report, cal_set)
+    from graderctl.trust_policy import decide, evidence_from_outcomes
+
+    # Computed once (its cluster bootstraps are the costly part): checked against the report's counts, then
+    # decided under the set's current policy.
+    evidence = evidence_from_outcomes(report.samples).evidence
+    tampered = evidence_problem(report, cal_set, evidence=evidence)
     if tampered is not None:
         return TrustEntry(
             ref,
@@ -165,9 +185,7 @@ def trust_entry(grader: LoadedGrader, cal_set: LoadedSet, root: Path) -> TrustEn
             f"the report is not the evidence of a calibration on this set ({tampered}; edited by hand?): "
             f"{rerun}",
         )
-    from graderctl.trust_policy import decide, evidence_from_outcomes
-
-    decision = decide(evidence_from_outcomes(report.samples).evidence, cal_set.manifest.policy)
+    decision = decide(evidence, cal_set.manifest.policy)
     if decision.trusted and report.trusted:
         return TrustEntry(
             ref,
@@ -191,13 +209,16 @@ def trust_entry(grader: LoadedGrader, cal_set: LoadedSet, root: Path) -> TrustEn
     return TrustEntry(ref, cal_set.name, TrustState.not_trusted, shown, report, detail)
 
 
-def evidence_problem(report: CalibrationReport, cal_set: LoadedSet) -> str | None:
+def evidence_problem(
+    report: CalibrationReport, cal_set: TrustSet, *, evidence: Evidence | None = None
+) -> str | None:
     """Why the report's outcomes are not a calibration of ``cal_set`` (``None`` when they can be): every
-    sample of the set exactly once, with the set's label, and counts that agree with the outcomes."""
+    sample of the set exactly once, with the set's label, and counts that agree with the outcomes
+    (``evidence``: their evidence, when the caller has computed it already)."""
     samples = report.samples
-    if len(samples) != len(cal_set.samples):
-        return f"it has {len(samples)} outcomes for the set's {len(cal_set.samples)} samples"
-    labels = {s.id: s.label for s in cal_set.samples}
+    labels = cal_set.labels
+    if len(samples) != len(labels):
+        return f"it has {len(samples)} outcomes for the set's {len(labels)} samples"
     seen: set[str] = set()
     for o in samples:
         label = labels.get(o.id)
@@ -208,7 +229,7 @@ def evidence_problem(report: CalibrationReport, cal_set: LoadedSet) -> str | Non
         seen.add(o.id)
     from graderctl.trust_policy import evidence_from_outcomes
 
-    found = evidence_from_outcomes(samples).evidence
+    found = evidence if evidence is not None else evidence_from_outcomes(samples).evidence
     claimed = (
         (report.false_accept_rate.count, report.false_accept_rate.n),
         (report.false_reject_rate.count, report.false_reject_rate.n),
@@ -232,7 +253,7 @@ def trust_for_grader(
     grader: LoadedGrader,
     root: Path,
     *,
-    sets: list[LoadedSet] | None = None,
+    sets: Sequence[TrustSet] | None = None,
     invalid: list[InvalidSet] | None = None,
 ) -> list[TrustEntry]:
     """One entry per set of the grader's check (``sets`` restricts or supplies them; sets of other checks in
@@ -268,17 +289,18 @@ class InvalidSet:
     error: str
 
 
-def sets_for_trust(root: Path, check: Check) -> tuple[list[LoadedSet], list[InvalidSet]]:
-    """Every set of ``check`` under ``calibration_sets/``, and the folders that cannot be loaded whose
-    manifest names this check or cannot be read (either could be hiding a set the grader must answer to)."""
-    loaded: list[LoadedSet] = []
+def sets_for_trust(root: Path, check: Check) -> tuple[list[TrustSet], list[InvalidSet]]:
+    """Every set of ``check`` under ``calibration_sets/`` (read as trust needs it: labels by id, not the
+    samples), and the folders that cannot be loaded whose manifest names this check or cannot be read (either
+    could be hiding a set the grader must answer to)."""
+    loaded: list[TrustSet] = []
     invalid: list[InvalidSet] = []
     for folder in set_folders(root):
         declared = manifest_check(folder, root)
         if declared is not None and declared != check.value:
             continue
         try:
-            one = load_set(folder, root=root)
+            one = index_set(folder, root=root)
         except InvalidInputError as exc:
             invalid.append(InvalidSet(folder.name, display_path(folder, root), declared, str(exc)))
             continue
@@ -288,7 +310,7 @@ def sets_for_trust(root: Path, check: Check) -> tuple[list[LoadedSet], list[Inva
 
 
 def is_trusted(
-    grader: LoadedGrader, root: Path, *, sets: list[LoadedSet] | None = None
+    grader: LoadedGrader, root: Path, *, sets: Sequence[TrustSet] | None = None
 ) -> tuple[bool, list[TrustEntry]]:
     """Whether the grader is trusted for its check: on every set of the check the project declares (or on
     every one of ``sets``, when the sets are named explicitly), with every entry. One passing set does not

@@ -561,6 +561,34 @@ class LoadedSet:
     def n_bad(self) -> int:
         return sum(1 for s in self.samples if s.label == "bad")
 
+    @property
+    def labels(self) -> dict[str, Label]:
+        """Each sample's label by id (what a report's outcomes are checked against)."""
+        return {s.id: s.label for s in self.samples}
+
+
+@dataclass
+class SetIndex:
+    """A calibration set as trust needs it: its manifest, fingerprint and each sample's label by id, without
+    the samples (:func:`index_set`). ``list`` and the trust check of ``score`` read sets this way: a
+    100,000-sample set costs a dictionary of ids, not 100,000 validated models."""
+
+    manifest: SetManifest
+    path: Path
+    shown: str
+    fingerprint: str
+    labels: dict[str, Label]
+    n_good: int
+    n_bad: int
+
+    @property
+    def name(self) -> str:
+        return self.manifest.name
+
+    @property
+    def check(self) -> Check:
+        return self.manifest.check
+
 
 def _duplicate(shown: str, line: int, what: str, ident: str, first: int) -> Problem:
     return Problem(
@@ -668,6 +696,8 @@ def _shape_explainer(
 class _SamplesRead:
     samples: list[Sample] = field(default_factory=list)
     lines: dict[str, int] = field(default_factory=dict)
+    #: Each sample's label by id (only when asked for: ``labels=True``).
+    labels: dict[str, Label] = field(default_factory=dict)
     n_good: int = 0
     n_bad: int = 0
 
@@ -681,9 +711,10 @@ def _read_samples(
     fp: SetFingerprinter | None,
     *,
     keep: bool,
+    labels: bool = False,
 ) -> _SamplesRead:
     """Read a samples file: schema of ``check`` (or of any check), unique ids, and every ``source_id`` in
-    ``corpus_ids`` (not checked when ``None``)."""
+    ``corpus_ids`` (not checked when ``None``). ``keep`` keeps the samples, ``labels`` their labels by id."""
     out = _SamplesRead()
     model: type[BaseModel] = SAMPLE_MODELS[check] if check is not None else _AnyCheckSample
     explain = _shape_explainer(check, shown) if check is not None else None
@@ -719,6 +750,8 @@ def _read_samples(
                 fp.add_sample(sample.model_dump(mode="json", exclude_none=True))
             if keep:
                 out.samples.append(sample)
+            if labels:
+                out.labels[sample.id] = sample.label
     return out
 
 
@@ -775,9 +808,12 @@ class _SetRead:
     n_samples: int
     n_good: int
     n_bad: int
+    labels: dict[str, Label] = field(default_factory=dict)
 
 
-def _read_set(path: Path, root: Path | None, sink: ProblemSink, *, keep: bool) -> _SetRead:
+def _read_set(
+    path: Path, root: Path | None, sink: ProblemSink, *, keep: bool, labels: bool = False
+) -> _SetRead:
     """Read and check a calibration-set folder, every problem to ``sink``. Raises only when there is no
     set here at all (no folder, no manifest)."""
     folder_shown = display_path(path, root)
@@ -865,7 +901,9 @@ def _read_set(path: Path, root: Path | None, sink: ProblemSink, *, keep: bool) -
             )
         )
     else:
-        read = _read_samples(samples_path, s_shown, check, corpus_ids, sink, fp if check else None, keep=keep)
+        read = _read_samples(
+            samples_path, s_shown, check, corpus_ids, sink, fp if check else None, keep=keep, labels=labels
+        )
     fingerprint = fp.fingerprint(manifest.model_dump(mode="json", exclude_none=True)) if manifest else None
     return _SetRead(
         manifest=manifest,
@@ -876,6 +914,7 @@ def _read_set(path: Path, root: Path | None, sink: ProblemSink, *, keep: bool) -
         n_samples=read.n_good + read.n_bad,
         n_good=read.n_good,
         n_bad=read.n_bad,
+        labels=read.labels,
     )
 
 
@@ -902,6 +941,63 @@ def load_set(path: Path, *, root: Path | None = None, sink: ProblemSink | None =
         fingerprint=read.fingerprint,
         sample_lines=read.lines,
     )
+
+
+def index_set(path: Path, *, root: Path | None = None) -> SetIndex:
+    """A calibration set as trust needs it (:class:`SetIndex`): checked exactly as :func:`load_set` checks it,
+    raising the same error when it is invalid, and with the same fingerprint, but streaming its samples and
+    keeping only their labels by id. A large valid set's result is kept in the user's cache, keyed by the
+    content of its files (:mod:`graderctl.store.set_cache`), so the next run only hashes its bytes."""
+    from graderctl.store import set_cache
+    from graderctl.store.readers import _CHECK_DUPLICATE_KEYS
+
+    folder_shown = display_path(path, root)
+    variant = "duplicate-keys" if _CHECK_DUPLICATE_KEYS.get() else ""
+    key = set_cache.set_key(path, variant=variant) if path.is_dir() else None
+    if key is not None:
+        hit = set_cache.get(key)
+        manifest = _cached_manifest(hit.manifest) if hit is not None else None
+        if hit is not None and manifest is not None:
+            return SetIndex(
+                manifest=manifest,
+                path=path,
+                shown=folder_shown,
+                fingerprint=hit.fingerprint,
+                labels=hit.labels,
+                n_good=hit.n_good,
+                n_bad=hit.n_bad,
+            )
+    sink = ProblemSink()
+    read = _read_set(path, root, sink, keep=False, labels=True)
+    sink.raise_if_any(folder_shown)
+    if read.manifest is None or read.fingerprint is None:  # not reached: a missing manifest is a problem
+        raise InvalidInputError(f"{folder_shown}: invalid manifest", sink.problems, omitted=sink.omitted)
+    # Stored only when the files did not change while they were read (else the entry would belong to
+    # other bytes than its key says).
+    if key is not None and set_cache.set_key(path, variant=variant) == key:
+        set_cache.put(
+            key,
+            set_cache.CachedIndex(
+                read.manifest.model_dump(mode="json"), read.fingerprint, read.labels, read.n_good, read.n_bad
+            ),
+        )
+    return SetIndex(
+        manifest=read.manifest,
+        path=path,
+        shown=folder_shown,
+        fingerprint=read.fingerprint,
+        labels=read.labels,
+        n_good=read.n_good,
+        n_bad=read.n_bad,
+    )
+
+
+def _cached_manifest(dump: dict[str, Any]) -> SetManifest | None:
+    """The manifest a cache entry holds (``None`` if it is not one)."""
+    try:
+        return SetManifest.model_validate(dump)
+    except ValidationError:
+        return None
 
 
 @dataclass(frozen=True)
