@@ -83,11 +83,11 @@ def code_identity() -> str:
         import pydantic
         import pydantic_core
 
-        import graderctl
+        from graderctl import __version__
 
-        package = Path(graderctl.__file__).resolve().parent
+        package = Path(__file__).resolve().parents[1]  # the graderctl package folder
         parts = [
-            f"graderctl {graderctl.__version__}",
+            f"graderctl {__version__}",
             f"pydantic {pydantic.VERSION} {pydantic_core.__version__}",
             FINGERPRINT_ALGORITHM,
         ]
