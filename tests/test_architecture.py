@@ -40,7 +40,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     # The language layer of the rule kinds and the report parser: tokens, stems, sentences, numbers, dates.
     "language": frozenset(),
     "identity": frozenset({"errors", "models"}),
-    "probes": frozenset({"errors", "models"}),
+    "probes": frozenset({"errors", "models", "language"}),
     "parsing": frozenset({"errors", "models", "normalize", "htmltext", "language"}),
     # The plugin API (and registry) a third-party kind gets.
     "plugin": frozenset({"errors", "models", "normalize"}),

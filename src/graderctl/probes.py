@@ -23,6 +23,7 @@ import random
 import re
 from dataclasses import dataclass
 
+from graderctl.language.sentences import split_sentences
 from graderctl.models.calset import (
     Citation,
     ClaimSupportInput,
@@ -72,30 +73,10 @@ _FILLER = (
     "The discussion above is meant to give a clear and complete account.",
 )
 _MIN_EXTRA = 800
-_SENTENCE_END = re.compile(r"(?<=[a-z0-9%)\]][.!?])\s+(?=[A-Z\"“‘(])")
-_ABBREV_END = re.compile(r"\b(?:[A-Z]|[A-Z][a-z]{0,2}|[a-z]\.[a-z]|etc|al|vs|approx)\.$")
 
 
 def _rng(seed: str) -> random.Random:
     return random.Random(seed)
-
-
-def split_sentences(text: str) -> list[str]:
-    """A cautious sentence split: only after ``.``/``!``/``?`` that follows a lower-case letter, a digit or a
-    closing bracket, before an upper-case letter or an opening quote, and never after a short abbreviation
-    or an initial. Pieces keep their own text."""
-    pieces: list[str] = []
-    start = 0
-    for m in _SENTENCE_END.finditer(text):
-        candidate = text[start : m.start()]
-        if _ABBREV_END.search(candidate):
-            continue
-        pieces.append(candidate.strip())
-        start = m.end()
-    tail = text[start:].strip()
-    if tail:
-        pieces.append(tail)
-    return [p for p in pieces if p]
 
 
 def _lower_first(sentence: str) -> str:
@@ -110,7 +91,7 @@ def padding_for(answer: str, seed: str) -> str:
     """Uninformative text for ``answer``: restatements of its own sentences, hedges and filler, in a
     seed-determined order, at least twice as long as the answer and at least 800 characters."""
     rng = _rng(seed)
-    sentences = split_sentences(answer) or [answer.strip()]
+    sentences = split_sentences(answer, cautious=True) or [answer.strip()]
     target = max(2 * len(answer), _MIN_EXTRA)
     restate = list(_RESTATE)
     hedges = list(_HEDGES)
@@ -244,7 +225,7 @@ def _emphasise(text: str) -> str:
 
 
 def _sentence_lines(text: str) -> str:
-    sentences = split_sentences(text)
+    sentences = split_sentences(text, cautious=True)
     return "\n".join(sentences) if len(sentences) > 1 else text
 
 
@@ -252,7 +233,7 @@ def _markdown_report(text: str, variant: int) -> str:
     paragraphs = [p.strip() for p in re.split(r"\n\s*\n", text) if p.strip()]
     out: list[str] = []
     for para in paragraphs:
-        sentences = split_sentences(para)
+        sentences = split_sentences(para, cautious=True)
         if variant == 0 and len(sentences) > 1:
             out.append("\n".join(f"- {s}" for s in sentences))
         else:

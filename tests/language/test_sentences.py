@@ -73,3 +73,18 @@ def test_sentence_spans_equal_the_reference_on_random_texts() -> None:
 def test_sentences_of_tokenised_news_text() -> None:
     text = "Lindsay Sandiford , 58 , fears she will be next . She was sentenced to death ."
     assert len(T.split_sentences(text)) == 2
+
+
+def test_cautious_split_cuts_less() -> None:
+    # a line break without a mark ends a sentence, but not a cautious piece; nor does a mark before a digit
+    assert T.split_sentences("First line\nSecond line") == ["First line", "Second line"]
+    assert T.split_sentences("First line\nSecond line", cautious=True) == ["First line\nSecond line"]
+    assert T.split_sentences("It costs $5. 3 people paid.") == ["It costs $5.", "3 people paid."]
+    assert T.split_sentences("It costs $5. 3 people paid.", cautious=True) == ["It costs $5. 3 people paid."]
+    # after "5%" and a lower-case word it splits; after "Dr." (a short capitalised word) it does not
+    assert T.split_sentences("Growth hit 5%. Then Dr. Lee spoke. She left!", cautious=True) == [
+        "Growth hit 5%.",
+        "Then Dr. Lee spoke.",
+        "She left!",
+    ]
+    assert T.split_sentences("  ", cautious=True) == []

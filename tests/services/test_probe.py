@@ -12,6 +12,7 @@ from tests.support.llm_project import judge_samples, write_set
 
 from graderctl.cli import _state, app
 from graderctl.errors import ExitCode
+from graderctl.language.sentences import split_sentences
 from graderctl.models.base import Check
 from graderctl.models.calset import (
     ClaimSupportInput,
@@ -21,7 +22,7 @@ from graderctl.models.calset import (
 )
 from graderctl.normalize import normalize_doi, normalize_url
 from graderctl.plugin import GraderKind, Verdict, register
-from graderctl.probes import pad, reformat, reorder, split_sentences, typographic_quotes
+from graderctl.probes import pad, reformat, reorder, typographic_quotes
 
 CLAIM = ClaimSupportInput(
     claim='The index rose by 4.5% in 2023, the agency\'s "annual review" said.',
@@ -120,7 +121,7 @@ def test_reformat_keeps_the_words_and_identifiers() -> None:
 
 def test_typographic_quotes_and_sentences() -> None:
     assert typographic_quotes("it's \"fine\" and 'ok'") == "it’s “fine” and ‘ok’"
-    assert split_sentences("Dr. Smith left at 5 p.m. Then U.S. policy changed. It rose.") == [
+    assert split_sentences("Dr. Smith left at 5 p.m. Then U.S. policy changed. It rose.", cautious=True) == [
         "Dr. Smith left at 5 p.m. Then U.S. policy changed.",
         "It rose.",
     ]

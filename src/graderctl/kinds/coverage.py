@@ -40,6 +40,8 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, Field, model_validator
 
 from graderctl import language
+from graderctl.language import vocabulary
+from graderctl.language.numbers import NUMBER_WORDS
 from graderctl.language.quantities import (
     Quantity,
     ReportQuantities,
@@ -464,15 +466,7 @@ _NUMBER_WORDS = frozenset(
     {"million", "billion", "trillion", "thousand", "hundred", "percent", "per", "cent", "pc", "bn", "mn"}
 )
 #: Ordinary words that often open a statement (and so are capitalised without being names).
-_INITIAL_WORDS = """
-    almost about around nearly over under more less many much several some most all both each every few
-    only just even still now today yesterday tomorrow recently later earlier eventually finally also
-    then when while although though because since after before during despite following according among
-    police officials experts researchers scientists doctors authorities people someone everyone nobody
-    new old former current last first next another other such one this these those that there their his
-    her its our your my we they he she it you i
-"""
-_COMMON_INITIAL = frozenset(_INITIAL_WORDS.split())
+_COMMON_INITIAL = vocabulary.words("common_initial_words")
 _CAPITALISED = re.compile(r"[A-Z][\w'’.-]*")
 
 
@@ -797,35 +791,15 @@ def nugget_features(nugget: str, report: ReportIndex, *, slip: float = 0.85) -> 
     )
 
 
-#: Pairs of words of opposite meaning (directions, comparisons, outcomes): a passage that has one where the
-#: nugget has the other states the opposite.
-_ANTONYM_TEXT = """
-above below; higher lower; high low; highest lowest; more less; more fewer; most least; increase decrease;
-increase fall; increase drop; increase decline; increase reduce; rise fall; rise drop; rise decline;
-rising falling; gain loss; before after; public private; positive negative; win lose;
-allow ban; allow forbid; accept reject; approve reject; include exclude; support oppose; success failure;
-succeed fail; majority minority; maximum minimum; best worst; north south; east west; earlier later;
-early late; open closed; legal illegal; true false; male female; men women; boy girl; strengthen weaken;
-expand shrink; expand contract; improve worsen; cheap expensive; cheaper costlier; large small;
-larger smaller; big small; bigger smaller; long short; longer shorter; young old; younger older;
-fast slow; faster slower; hot cold; warmer cooler; wet dry; full empty; buy sell; import export;
-lend borrow; guilty innocent; acquit convict; alive dead; survive die; present absent;
-mandatory voluntary; hire fire; strong weak; stronger weaker; rich poor; domestic foreign;
-internal external; urban rural; inside outside; add remove; arrive depart; enter leave; surplus deficit;
-profit loss; above under; over under; exceed miss; upgrade downgrade; online offline; wider narrower;
-higher fall; higher drop; higher decline; higher decrease; lower rise; lower increase
-"""
-
-
 @lru_cache(maxsize=1)
 def _antonyms() -> dict[str, frozenset[str]]:
+    """Pairs of words of opposite meaning (``data/opposites.txt``), as stems: a passage that has one where the
+    nugget has the other states the opposite."""
     table: dict[str, set[str]] = {}
-    for pair in _ANTONYM_TEXT.replace("\n", " ").split(";"):
-        words = pair.split()
-        if len(words) == 2:
-            a, b = _stem(words[0]), _stem(words[1])
-            table.setdefault(a, set()).add(b)
-            table.setdefault(b, set()).add(a)
+    for a_word, b_word in vocabulary.groups("opposites"):
+        a, b = _stem(a_word), _stem(b_word)
+        table.setdefault(a, set()).add(b)
+        table.setdefault(b, set()).add(a)
     return {k: frozenset(v) for k, v in table.items()}
 
 
@@ -850,11 +824,8 @@ def _is_number_token(token: str) -> bool:
     return token in _NUMBER_WORD_TOKENS or ("-" in token and bool(language.number_keys(token)))
 
 
-_NUMBER_WORDS_TEXT = (
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-    "seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety"
-)
-_NUMBER_WORD_TOKENS = frozenset(_NUMBER_WORDS_TEXT.split())
+#: ``zero`` ... ``ninety``.
+_NUMBER_WORD_TOKENS = frozenset(NUMBER_WORDS)
 
 
 # --- the model ------------------------------------------------------------------------------------------

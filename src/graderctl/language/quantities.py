@@ -63,11 +63,11 @@ _FRACTION_RE = re.compile(
 _A_SCALE_RE = re.compile(r"\b(?:a|one)\s+(?P<scale>dozen|hundred|thousand|million|billion)\b", re.I)
 #: ``six-month`` -> ``six month`` (same length) so the number word is found; ``twenty-one`` is kept.
 _HYPHENATED_WORD = re.compile(rf"\b(?:{_NUMBER_WORDS})(?P<h>-)(?=[a-z])(?!(?:{_NUMBER_WORDS})\b)", re.I)
+#: Words before a figure that make it approximate (``data/hedges.txt``), or a sign (``~``, ``<``).
 _HEDGE_BEFORE = re.compile(
-    r"(?:\b(?:about|around|roughly|nearly|almost|approximately|approx|circa|ca|some|over|under|above|below|"
-    r"estimated|more\s+than|less\s+than|fewer\s+than|up\s+to|close\s+to|at\s+least|at\s+most|in\s+excess\s+of|"
-    r"upwards\s+of|just\s+over|just\s+under|well\s+over|nigh\s+on|the\s+best\s+part\s+of)"
-    r"|~|≈|<|>|≤|≥)\s*(?:an?\s+)?(?:[$£€¥#]\s?)?$",
+    r"(?:\b(?:"
+    + "|".join(r"\s+".join(map(re.escape, words)) for words in vocabulary.groups("hedges"))
+    + r")|~|≈|<|>|≤|≥)\s*(?:an?\s+)?(?:[$£€¥#]\s?)?$",
     re.I,
 )
 _HEDGE_AFTER = re.compile(r"^\s*(?:or\s+so\b|-?odd\b|\+|plus\b)", re.I)

@@ -1,6 +1,14 @@
 """The sentence splitter: ``.``, ``!`` or ``?`` before an upper-case letter, a digit or a quote ends a
 sentence, unless the word before is a known abbreviation (``data/abbreviations.txt``), a single initial or an
-initialism (``U.S.A.``); a line break always ends one."""
+initialism (``U.S.A.``); a line break always ends one.
+
+:func:`split_sentences` has one named option, ``cautious``, for the probes (which rewrite an answer sentence
+by sentence and must never cut one in two): it splits less often than :func:`sentence_spans` -- only at a
+mark that follows a lower-case letter, a digit, ``%`` or a closing bracket and comes before an upper-case
+letter or an opening quote, never after any short capitalised word ("Dr.", "U.S."), and not at a line break
+without a mark. The two differ on purpose (each is part of what a released command computes): "First
+line\nSecond line" is two sentences but one cautious piece; "It costs $5. 3 people paid." is two
+sentences but one cautious piece."""
 
 from __future__ import annotations
 
@@ -90,6 +98,28 @@ def _push_span(text: str, start: int, end: int, spans: list[tuple[int, int]]) ->
         spans.append((start, end))
 
 
-def split_sentences(text: str) -> list[str]:
-    """The sentences of ``text`` (see :func:`sentence_spans`)."""
+def split_sentences(text: str, *, cautious: bool = False) -> list[str]:
+    """The sentences of ``text`` (see :func:`sentence_spans`); ``cautious``: the probes' split (see the module
+    docstring), pieces stripped."""
+    if cautious:
+        return _cautious_split(text)
     return [text[a:b] for a, b in sentence_spans(text)]
+
+
+_CAUTIOUS_END = re.compile(r"(?<=[a-z0-9%)\]][.!?])\s+(?=[A-Z\"“‘(])")
+_CAUTIOUS_ABBREV = re.compile(r"\b(?:[A-Z]|[A-Z][a-z]{0,2}|[a-z]\.[a-z]|etc|al|vs|approx)\.$")
+
+
+def _cautious_split(text: str) -> list[str]:
+    pieces: list[str] = []
+    start = 0
+    for m in _CAUTIOUS_END.finditer(text):
+        candidate = text[start : m.start()]
+        if _CAUTIOUS_ABBREV.search(candidate):
+            continue
+        pieces.append(candidate.strip())
+        start = m.end()
+    tail = text[start:].strip()
+    if tail:
+        pieces.append(tail)
+    return [p for p in pieces if p]
