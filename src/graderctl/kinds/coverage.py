@@ -41,6 +41,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from graderctl import language
 from graderctl.language import vocabulary
+from graderctl.language.names import NameRun, name_runs
 from graderctl.language.numbers import NUMBER_WORDS
 from graderctl.language.quantities import (
     Quantity,
@@ -465,58 +466,6 @@ _AGE_WORDS = frozenset({"year", "old", "age", "aged", "yr"})
 _NUMBER_WORDS = frozenset(
     {"million", "billion", "trillion", "thousand", "hundred", "percent", "per", "cent", "pc", "bn", "mn"}
 )
-#: Ordinary words that often open a statement (and so are capitalised without being names).
-_COMMON_INITIAL = vocabulary.words("common_initial_words")
-_CAPITALISED = re.compile(r"[A-Z][\w'’.-]*")
-
-
-@dataclass
-class _Name:
-    """A run of capitalised words of a nugget: its stems, its words, and whether it is a lone word opening
-    the nugget (then perhaps an ordinary word: "Bundles of notes spilled ...")."""
-
-    stems: list[str]
-    words: list[str]
-    initial: bool
-
-
-def _names(nugget: str) -> list[_Name]:
-    """Runs of capitalised words in a nugget (its names). Nuggets are short statements that often start with
-    a name, so a sentence-initial capital counts unless it is a function word."""
-    names: list[_Name] = []
-    current: list[str] = []
-    words: list[str] = []
-    start = 0
-
-    def close() -> None:
-        nonlocal current, words
-        if current:
-            names.append(_Name(current, words, start == 0 and len(words) == 1))
-        current, words = [], []
-
-    for i, raw in enumerate(nugget.split()):
-        word = raw.strip("\"'“”‘’()[],;:!?.")
-        low = word.lower()
-        capital = (
-            bool(_CAPITALISED.fullmatch(word))
-            and low not in language.STOPWORDS
-            and low not in language.MONTHS
-            and not language.number_keys(low)
-            and not (i == 0 and low in _COMMON_INITIAL)
-        )
-        if capital:
-            if not current:
-                start = i
-            current.extend(_stem(t) for t in language.tokenize(word))
-            words.append(word)
-        else:
-            close()
-        if current and raw[-1:] in ",;:!?":
-            close()
-    close()
-    return names
-
-
 #: An acronym of three to six capitals, perhaps plural ("SSTs"); two letters are too ambiguous to spell out.
 _ACRONYM = re.compile(r"\b([A-Z]{3,6})s?\b")
 _DETERMINERS = _wordset("the a an his her their its our my your this that these those")
@@ -590,7 +539,7 @@ class _NuggetParts:
     content_stems: list[str]
     all_stems: list[str]
     negated: bool
-    names: list[_Name]
+    names: list[NameRun]
     alternatives: list[set[str]]
     #: (the acronym as written, its letters) for each acronym of the nugget
     acronyms: list[tuple[str, str]]
@@ -617,7 +566,7 @@ def _nugget_parts(nugget: str) -> _NuggetParts:
         content_stems=list(dict.fromkeys(_stem(t) for t in content)),
         all_stems=[_stem(t) for t in tokens],
         negated=_negated(tokens),
-        names=_names(cleaned),
+        names=name_runs(cleaned, stem=_stem),
         alternatives=_alternatives(cleaned),
         acronyms=[(m.group(), m.group(1)) for m in _ACRONYM.finditer(cleaned)],
         quantities=extract_quantities(cleaned, in_nugget=True),

@@ -71,8 +71,9 @@ from graderctl.kinds._support_features.features import extract
 from graderctl.kinds._support_features.keys import text_keys, word_key
 from graderctl.kinds._support_features.model import FEATURE_NAMES, RULE_FEATURES, Features, Passage
 from graderctl.kinds._support_features.numbers import Number, number_matches, numbers_in
-from graderctl.kinds._support_features.reading import Name, Reading, read
+from graderctl.kinds._support_features.reading import Reading, read
 from graderctl.kinds._support_features.vetoes import RECALL_FLOOR, VETO_STRENGTH
+from graderctl.language.names import Name
 from graderctl.language.stemming import stem
 
 __all__ = [

@@ -14,22 +14,15 @@ from graderctl.kinds._support_features.vocab import (
     CAUSAL_PHRASE_RE,
     CORRELATIONAL,
     CORRELATIONAL_PHRASE_RE,
-    COUNTRY_KEYS,
     GEO_PHRASE_RE,
     LIMITERS,
-    MONTH_ABBR,
     MONTH_KEYS,
-    MONTHS,
-    NAME_JOINERS,
     NEGATIONS,
     NO_BOUND,
-    NOT_NAME_WORDS,
-    ORG_WORDS,
-    PERSON_CUES,
     TIME_WORDS,
     UNIVERSAL,
-    WEEKDAYS,
 )
+from graderctl.language.names import Name, find_names
 
 #: The most words after a negation cue that it governs (a clause boundary ends it sooner).
 _SCOPE = 6
@@ -37,19 +30,6 @@ _SCOPE = 6
 CONTRASTIVE = frozenset({"rather than", "instead of"})
 _CLAUSE_BREAKS = frozenset({",", ";", ":", "(", ")", " - ", "but", "while", "whereas", "although", "though"})
 # --- the finer reading of a sentence --------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Name:
-    """A capitalised span: a person, an organisation, a place or a title."""
-
-    keys: tuple[str, ...]
-    text: str
-    #: "place", "org", "person" or "" (unknown).
-    type: str
-    #: Index of the span's first and last token.
-    first: int
-    last: int
 
 
 class Reading:
@@ -363,59 +343,3 @@ def _negation_cue(lower: Sequence[str], i: int) -> str:
     if w == "without" and nxt.endswith("ing"):
         return ""  # "without reducing yields": a manner, not a denial
     return w
-
-
-def find_names(words: Sequence[str], lower: Sequence[str], wkeys: Sequence[str | None]) -> list[Name]:
-    """Capitalised spans; a sentence-initial word only when a capitalised word follows, when it is a country
-    or an acronym."""
-    out: list[Name] = []
-    n = len(words)
-    i = 0
-    while i < n:
-        w = words[i]
-        if not _is_cap(w, lower[i]):
-            i += 1
-            continue
-        if i == 0 or (i > 0 and words[i - 1] in ("(", ":")):
-            nxt_cap = i + 1 < n and _is_cap(words[i + 1], lower[i + 1])
-            if not (nxt_cap or wkeys[i] in COUNTRY_KEYS or (w.isupper() and len(w) > 1)):
-                i += 1
-                continue
-        j = i
-        while True:
-            if j + 1 < n and _is_cap(words[j + 1], lower[j + 1]):
-                j += 1
-            elif j + 2 < n and lower[j + 1] in NAME_JOINERS and _is_cap(words[j + 2], lower[j + 2]):
-                j += 2
-            else:
-                break
-        a = i
-        while a < j and lower[a] in PERSON_CUES:
-            a += 1  # "Director Maria Lopes": the title is not part of the name, but says it is a person
-        keys = tuple(k for k in wkeys[a : j + 1] if k and k not in MONTH_KEYS)
-        if keys:
-            kind = "person" if a > i else _name_type(keys, lower, i, j)
-            out.append(Name(keys, " ".join(words[a : j + 1]), kind, a, j))
-        i = j + 1
-    return out
-
-
-def _is_cap(word: str, low: str) -> bool:
-    if not word[:1].isupper() or low in NOT_NAME_WORDS or low in WEEKDAYS:
-        return False
-    return not (low in MONTH_ABBR or low in MONTHS)
-
-
-def _name_type(keys: tuple[str, ...], lower: Sequence[str], i: int, j: int) -> str:
-    if any(k in ORG_WORDS for k in keys):
-        return "org"
-    if len(keys) == 1 and keys[0] in COUNTRY_KEYS:
-        return "place"
-    before = lower[i - 1] if i > 0 else ""
-    after = lower[j + 1] if j + 1 < len(lower) else ""
-    after2 = lower[j + 2] if j + 2 < len(lower) else ""
-    if before in PERSON_CUES or after in PERSON_CUES or (after == "," and after2 in PERSON_CUES):
-        return "person"
-    if len(keys) == 1 and before in ("in", "at", "near", "across"):
-        return "place"
-    return ""

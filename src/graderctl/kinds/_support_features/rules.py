@@ -12,7 +12,7 @@ from graderctl.kinds._support_features.claims import ClaimInfo
 from graderctl.kinds._support_features.evidence import EvidenceIndex
 from graderctl.kinds._support_features.model import Features
 from graderctl.kinds._support_features.numbers import Number, number_matches
-from graderctl.kinds._support_features.reading import CONTRASTIVE, Name, Reading
+from graderctl.kinds._support_features.reading import CONTRASTIVE, Reading
 from graderctl.kinds._support_features.vocab import (
     ANTONYM_OF,
     CLAIM_CAUSAL,
@@ -21,6 +21,7 @@ from graderctl.kinds._support_features.vocab import (
     PARTIAL_CHANGE,
     UNOBSERVED_VERBS,
 )
+from graderctl.language.names import Name
 
 #: Negation and quantity words are compared only in passage sentences holding this share of the claim.
 ALIGNED_RECALL = 0.4

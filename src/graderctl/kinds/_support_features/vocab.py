@@ -8,9 +8,31 @@ import re
 from collections.abc import Iterable
 
 from graderctl.language import vocabulary
+from graderctl.language.names import (
+    COUNTRY_KEYS,
+    MONTH_ABBR,
+    MONTH_KEYS,
+    MONTH_NAMES,
+    NAME_JOINERS,
+    NOT_NAME_WORDS,
+    ORG_WORDS,
+    PERSON_CUES,
+    WEEKDAYS,
+)
 from graderctl.language.stemming import stem
 from graderctl.language.tokens import NEGATIONS as _TEXT_NEGATIONS
 from graderctl.language.tokens import STOPWORDS as _TEXT_STOPWORDS
+
+__all__ = [
+    "COUNTRY_KEYS",
+    "MONTH_ABBR",
+    "MONTH_KEYS",
+    "NAME_JOINERS",
+    "NOT_NAME_WORDS",
+    "ORG_WORDS",
+    "PERSON_CUES",
+    "WEEKDAYS",
+]
 
 
 def _stems(words: Iterable[str]) -> frozenset[str]:
@@ -46,15 +68,9 @@ def _synonyms(groups: Iterable[tuple[str, ...]]) -> dict[str, str]:
 #: demonyms with their country ("German" = "Germany"). The first word of a group is its key.
 SYNONYMS: dict[str, str] = _synonyms((*vocabulary.groups("synonyms"), *vocabulary.groups("demonyms")))
 
-#: Keys of countries, continents and their demonyms: names whose type is a place.
-COUNTRY_KEYS: frozenset[str] = frozenset(stem(g[0]) for g in vocabulary.groups("demonyms"))
-
-#: Month names, January to December (``data/months.txt`` lists them first, then the abbreviations).
-MONTHS: tuple[str, ...] = tuple(vocabulary.table("months"))[:12]
-#: Three-letter abbreviations (and "sept") -> the month name.
-MONTH_ABBR: dict[str, str] = {m[:3]: m for m in MONTHS} | {"sept": "september"}
-MONTH_KEYS: frozenset[str] = frozenset(stem(m) for m in MONTHS)
-WEEKDAYS: frozenset[str] = vocabulary.words("weekdays")
+#: Keys of countries, continents and their demonyms (names whose type is a place), months and weekdays: from
+#: the name finder.
+MONTHS: tuple[str, ...] = MONTH_NAMES
 
 DIRECTION_UP: frozenset[str] = _stems(vocabulary.word_list("direction_up"))
 DIRECTION_DOWN: frozenset[str] = _stems(vocabulary.word_list("direction_down"))
@@ -119,16 +135,6 @@ UNOBSERVED_VERBS: frozenset[str] = _stems(vocabulary.word_list("observing_verbs"
 
 #: Words marking a figure as approximate ("about 40%").
 APPROX: frozenset[str] = vocabulary.words("approximators")
-
-# --- names ----------------------------------------------------------------------------------------------
-
-#: Words that make a capitalised span an organisation (stems).
-ORG_WORDS: frozenset[str] = _stems(vocabulary.word_list("organisation_words"))
-#: Words before or after a span that make it a person.
-PERSON_CUES: frozenset[str] = vocabulary.words("person_cues")
-#: Lower-case words that may join a multiword name ("Bank of England", "Ludwig van Beethoven").
-NAME_JOINERS: frozenset[str] = vocabulary.words("name_joiners")
-NOT_NAME_WORDS: frozenset[str] = vocabulary.words("not_name_words")
 
 # --- numbers --------------------------------------------------------------------------------------------
 
