@@ -594,16 +594,16 @@ def test_an_undecided_unit_never_passes_the_check() -> None:
     one = check_result(
         Check.claim_support, grader, trial("heat-1"), units, [Verdict.accept("ok"), undecided], trust
     )
-    assert one["passed"] is None and one["undecided"] == 1 and one["errors"] == 0
-    assert "claim:c2: undecided: score 0.7 in the band" in one["reasons"]
+    assert one.passed is None and one.undecided == 1 and one.errors == 0
+    assert "claim:c2: undecided: score 0.7 in the band" in one.reasons
     failed = check_result(
         Check.claim_support, grader, trial("heat-1"), units, [Verdict.reject("no"), undecided], trust
     )
-    assert failed["passed"] is False and failed["failed_units"] == ["claim:c1"]
+    assert failed.passed is False and failed.failed_units == ["claim:c1"]
     both = check_result(
         Check.claim_support, grader, trial("heat-1"), units, [Verdict.accept("a"), Verdict.accept("b")], trust
     )
-    assert both["passed"] is True and "undecided" not in both
+    assert both.passed is True and "undecided" not in both.model_dump(exclude_unset=True)
 
 
 def test_the_default_grader_is_the_newest_version_that_decides(repo_root: Path) -> None:

@@ -218,9 +218,9 @@ def score(
     if outcome.self_grading is not None and not quiet:
         _state.err("warning: self-grading override recorded in every result line (`self_grading`)")
     if fmt is Format.json:
-        _state.echo_json(outcome.to_dict())
+        _state.echo_json(outcome.model_dump(mode="json"))
         return
     show_notes(outcome.notes)
     from graderctl.render.score import render_score_summary
 
-    typer.echo(render_score_summary(outcome.to_dict()), nl=False)
+    typer.echo(render_score_summary(outcome.model_dump(mode="json")), nl=False)

@@ -137,7 +137,7 @@ def import_inspect(
     )
     _check_outputs(options, [("a log", log) for log in logs], prices_file)
     outcome = run_import(logs, options, root=_state.root())
-    _show(outcome.to_dict(), fmt)
+    _show(outcome.model_dump(mode="json"), fmt)
 
 
 @import_app.command("jsonl")
@@ -173,4 +173,4 @@ def import_jsonl(
     )
     _check_outputs(options, [("FILE", file)], prices_file)
     outcome = run_import(file, options, root=_state.root())
-    _show(outcome.to_dict(), fmt)
+    _show(outcome.model_dump(mode="json"), fmt)

@@ -55,6 +55,7 @@ from graderctl.models.comparison import (
     StratumComparison,
 )
 from graderctl.models.reports import SampleOutcome
+from graderctl.models.results import CheckResult, SkippedCheck
 from graderctl.runner import ProgressCallback
 from graderctl.services.running import DEFAULT_RUN, RunOptions
 from graderctl.store.project import LoadedGrader, LoadedSet
@@ -1057,8 +1058,8 @@ class _Frozen:
     old_success: bool | None
     old_reasons: tuple[str, ...]
     #: The line's other checks and skipped checks, and its rule's required checks (to recompute success).
-    checks: dict[str, dict[str, Any]]
-    skipped: dict[str, Any]
+    checks: dict[str, CheckResult]
+    skipped: dict[str, SkippedCheck]
     require: list[str] | None
 
 
@@ -1085,19 +1086,17 @@ def read_frozen_results(
     without_checks = 0
     others: set[str] = set()
     for number, result in rows:
-        extra = result.model_extra or {}
         for key in recorded:
-            value = extra.get(key)
+            value = getattr(result, key)
             if isinstance(value, str):
                 recorded[key].add(value)
         if note_duplicate_trial(seen, result.task_id, result.trial_id, number, shown, sink):
             continue
         ident = (result.task_id, result.trial_id)
-        skipped = extra.get("skipped_checks") if isinstance(extra.get("skipped_checks"), dict) else {}
-        assert isinstance(skipped, dict)
-        rule = extra.get("rule")
-        require = rule.get("require") if isinstance(rule, dict) else None
-        checks = {k: v.model_dump(mode="json") for k, v in (result.checks or {}).items()}
+        skipped = dict(result.skipped_checks or {})
+        rule = result.rule
+        require = rule.require if rule is not None and "require" in rule.model_fields_set else None
+        checks = dict(result.checks or {})
         if not checks:
             without_checks += 1
             frozen.append(_Frozen(number, *ident, result.success, result.success, (), {}, {}, None))
@@ -1191,7 +1190,7 @@ def grade_trials(
     root: Path,
     options: RunOptions = DEFAULT_RUN,
     progress: ProgressCallback | None = None,
-) -> list[dict[str, Any] | None]:
+) -> list[CheckResult | None]:
     """The check result (CONTRACT.md §5) of ``grader`` on each trial, split into units and judged exactly as
     ``graderctl score`` does (its :func:`~graderctl.services.score.build_units` and
     :func:`~graderctl.services.score.check_result`); ``None`` where the check does not apply."""
@@ -1290,7 +1289,7 @@ def replay_comparison(
             not_applicable += 1
             continue
         if outcome == "success":
-            new_success = result["passed"]
+            new_success = result.passed
         else:
             checks = {**f.checks, check: result}
             require = f.require if f.require is not None else list(checks)
@@ -1300,14 +1299,12 @@ def replay_comparison(
                 task_id=f.task_id,
                 trial_id=f.trial_id,
                 old=f.old,
-                new=result["passed"],
+                new=result.passed,
                 old_success=f.old_success,
                 new_success=new_success,
                 old_reasons=f.old_reasons,
-                new_reasons=tuple(result.get("reasons") or ()),
-                new_undecided=result["passed"] is None
-                and not result.get("errors")
-                and bool(result.get("undecided")),
+                new_reasons=tuple(result.reasons),
+                new_undecided=result.passed is None and not result.errors and bool(result.undecided),
             )
         )
     if not_applicable:

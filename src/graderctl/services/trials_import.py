@@ -56,7 +56,14 @@ from pydantic import ValidationError
 from graderctl.errors import InvalidInputError, Problem, UsageError
 from graderctl.htmltext import html_to_text, looks_like_html
 from graderctl.models.calset import CorpusDocument
-from graderctl.models.trials import Trial
+from graderctl.models.results import (
+    GradedResult,
+    ImportedCost,
+    ImportedResults,
+    ImportedScore,
+    TrialsImportSummary,
+)
+from graderctl.models.trials import Cost, Trial
 from graderctl.normalize import find_doi, normalize_url
 from graderctl.store.problems import ProblemSink
 from graderctl.store.readers import decode_json_line, display_path, iter_json_lines, read_bytes
@@ -168,52 +175,9 @@ class ImportOptions:
     mapping: dict[str, str] = field(default_factory=dict)
 
 
-@dataclass
-class ImportOutcome:
-    source: str
-    inputs: list[str]
-    output: str
-    trials: int = 0
-    tasks: int = 0
-    epochs: list[int] = field(default_factory=list)
-    generators: list[str] = field(default_factory=list)
-    corpus_output: str | None = None
-    documents: int = 0
-    results_output: str | None = None
-    successes: int = 0
-    failures: int = 0
-    null: int = 0
-    scorer: str | None = None
-    input_tokens: int = 0
-    output_tokens: int = 0
-    usd: float | None = None
-    notes: list[str] = field(default_factory=list)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "schema_version": 1,
-            "type": "trials_import",
-            "source": self.source,
-            "inputs": self.inputs,
-            "output": self.output,
-            "trials": self.trials,
-            "tasks": self.tasks,
-            "epochs": self.epochs,
-            "generators": self.generators,
-            "corpus_output": self.corpus_output,
-            "documents": self.documents,
-            "results_output": self.results_output,
-            "results": {
-                "scorer": self.scorer,
-                "successes": self.successes,
-                "failures": self.failures,
-                "null": self.null,
-            }
-            if self.results_output is not None
-            else None,
-            "cost": {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens, "usd": self.usd},
-            "notes": self.notes,
-        }
+#: What an import returns and ``trials import --format json`` prints
+#: (:class:`graderctl.models.results.TrialsImportSummary`).
+ImportOutcome = TrialsImportSummary
 
 
 # --- the corpus of pages read ---------------------------------------------------------------------
@@ -474,7 +438,7 @@ def import_inspect(paths: Sequence[Path], options: ImportOptions, *, root: Path)
 
 def inspect_trials(
     paths: Sequence[Path], options: ImportOptions, *, root: Path
-) -> tuple[list[Trial], PageCollector, list[dict[str, Any]], ImportOutcome]:
+) -> tuple[list[Trial], PageCollector, list[GradedResult], ImportOutcome]:
     """The trials of Inspect AI logs, the pages the agents read and the result lines of the Inspect scores
     (nothing written)."""
     from graderctl.store.inspect_logs import iter_samples, log_files, read_header
@@ -500,7 +464,7 @@ def inspect_trials(
     pages = PageCollector()
     costs = _Costs(options.prices)
     trials: list[Trial] = []
-    results: list[dict[str, Any]] = []
+    results: list[GradedResult] = []
     seen: dict[tuple[str, str], str] = {}
     scorers: set[str] = set()
     for path, shown, header in headers:
@@ -566,9 +530,7 @@ def inspect_trials(
                 error = getattr(sample, "error", None)
                 if success is None and error is not None:
                     message = str(getattr(error, "message", "") or "").strip()
-                    line["reason"] = "the sample failed in Inspect" + (
-                        f": {message[:300]}" if message else ""
-                    )
+                    line.reason = "the sample failed in Inspect" + (f": {message[:300]}" if message else "")
                 results.append(line)
         if len(trials) == n_before:
             outcome.notes.append(f"{shown}: the log holds no sample")
@@ -582,7 +544,10 @@ def inspect_trials(
         raise UsageError(f"--scorer {options.scorer!r}: no sample has a score of that name")
     if options.results_output is not None and not scorers and trials:
         outcome.notes.append("no sample has a score: every result's success is null (was the eval scored?)")
-    outcome.scorer = ", ".join(sorted(scorers)) or None
+    if options.results_output is not None:
+        outcome.results = ImportedResults(
+            scorer=", ".join(sorted(scorers)) or None, successes=0, failures=0, null=0
+        )
     outcome.epochs = sorted({int(t.trial_id.rsplit("-e", 1)[1]) for t in trials})
     return trials, pages, results, outcome
 
@@ -607,17 +572,18 @@ def log_trials_file(path: Path, root: Path) -> tuple[Path, list[CorpusDocument]]
     return Path(name), pages.documents()
 
 
-def _result_line(trial: Trial, success: bool | None, source: dict[str, Any]) -> dict[str, Any]:
-    line: dict[str, Any] = {"task_id": trial.task_id, "trial_id": trial.trial_id, "success": success}
+def _result_line(trial: Trial, success: bool | None, source: dict[str, Any]) -> GradedResult:
+    """A result line whose success is the harness's own; only what applies is set (and so written)."""
+    line = GradedResult(task_id=trial.task_id, trial_id=trial.trial_id, success=success)
     if success is None:
-        line["reason"] = "no score for this trial in the source (an error, or not scored)"
+        line.reason = "no score for this trial in the source (an error, or not scored)"
     if trial.generator is not None:
-        line["generator"] = trial.generator.model_dump(exclude_none=True)
+        line.generator = type(trial.generator).model_validate(trial.generator.model_dump(exclude_none=True))
     if trial.stop_reason is not None:
-        line["stop_reason"] = trial.stop_reason
+        line.stop_reason = trial.stop_reason
     if trial.cost is not None:
-        line["cost"] = trial.cost.model_dump(exclude_none=True)
-    line["imported_score"] = {k: v for k, v in source.items() if v is not None}
+        line.cost = Cost.model_validate(trial.cost.model_dump(exclude_none=True))
+    line.imported_score = ImportedScore.model_validate({k: v for k, v in source.items() if v is not None})
     return line
 
 
@@ -734,13 +700,13 @@ def _success_value(value: Any, threshold: float) -> bool | str | None:
 
 def jsonl_trials(
     path: Path, options: ImportOptions, *, root: Path
-) -> tuple[list[Trial], list[dict[str, Any]], ImportOutcome]:
+) -> tuple[list[Trial], list[GradedResult], ImportOutcome]:
     shown = display_path(path, root)
     mapping = options.mapping
     sink = ProblemSink()
     data = read_bytes(path, shown)
     trials: list[Trial] = []
-    results: list[dict[str, Any]] = []
+    results: list[GradedResult] = []
     numbering: dict[str, int] = {}
     seen: dict[tuple[str, str], int] = {}
     costs = _Costs(options.prices)
@@ -873,7 +839,7 @@ def import_jsonl(path: Path, options: ImportOptions, *, root: Path) -> ImportOut
 def _write(
     trials: list[Trial],
     pages: PageCollector | None,
-    results: list[dict[str, Any]],
+    results: list[GradedResult],
     options: ImportOptions,
     outcome: ImportOutcome,
     root: Path,
@@ -910,11 +876,14 @@ def _write(
             "them for the source-existence check"
         )
     if options.results_output is not None:
-        files[options.results_output] = [json.dumps(r, ensure_ascii=False) + "\n" for r in results]
+        files[options.results_output] = [json.dumps(r.to_line(), ensure_ascii=False) + "\n" for r in results]
         outcome.results_output = display_path(options.results_output, root)
-        outcome.successes = sum(1 for r in results if r["success"] is True)
-        outcome.failures = sum(1 for r in results if r["success"] is False)
-        outcome.null = sum(1 for r in results if r["success"] is None)
+        outcome.results = ImportedResults(
+            scorer=outcome.results.scorer if outcome.results is not None else None,
+            successes=sum(1 for r in results if r.success is True),
+            failures=sum(1 for r in results if r.success is False),
+            null=sum(1 for r in results if r.success is None),
+        )
     atomic_write_many(files)
     outcome.trials = len(trials)
     outcome.tasks = len({t.task_id for t in trials})
@@ -926,9 +895,11 @@ def _write(
         }
     )
     costs = [t.cost for t in trials if t.cost is not None]
-    outcome.input_tokens = sum(c.input_tokens or 0 for c in costs)
-    outcome.output_tokens = sum(c.output_tokens or 0 for c in costs)
     usds = [c.usd for c in costs]
-    outcome.usd = (
-        round(sum(u for u in usds if u is not None), 6) if usds and all(u is not None for u in usds) else None
+    outcome.cost = ImportedCost(
+        input_tokens=sum(c.input_tokens or 0 for c in costs),
+        output_tokens=sum(c.output_tokens or 0 for c in costs),
+        usd=round(sum(u for u in usds if u is not None), 6)
+        if usds and all(u is not None for u in usds)
+        else None,
     )

@@ -25,7 +25,7 @@ from graderctl.models.comparison import ComparisonReport
 from graderctl.models.grader import GraderSpec
 from graderctl.models.imports import ImportSummary
 from graderctl.models.reports import CalibrationBatch, CalibrationCheck, CalibrationReport
-from graderctl.models.results import GradedResult
+from graderctl.models.results import GradedResult, ScoreSummary, TrialsImportSummary
 from graderctl.models.review import ReviewItem, SetsAddSummary
 from graderctl.models.trials import Trial
 from graderctl.models.tuning import LedgerEntry, TuneResult
@@ -58,7 +58,17 @@ SCHEMAS: dict[str, tuple[type[BaseModel], str]] = {
     "trial": (Trial, "One line of an agent-trials file, the input of `graderctl score` (CONTRACT.md §4)."),
     "graded-result": (
         GradedResult,
-        "One line of a graded-results file, the output of `score` and input of `metrics` (CONTRACT.md §5).",
+        "One line of a graded-results file (and of RESULTS.partial while `score` runs), the output of "
+        "`score` and `trials import --results-output`, the input of `metrics` (CONTRACT.md §5).",
+    ),
+    "score-summary": (
+        ScoreSummary,
+        "What `graderctl score --format json` prints: counts over the results written, the graders and "
+        "the rule.",
+    ),
+    "trials-import-summary": (
+        TrialsImportSummary,
+        "What `graderctl trials import inspect|jsonl --format json` prints: the files written and counts.",
     ),
     "units": (
         UnitsDocument,
