@@ -110,8 +110,6 @@ KNOWN_IO: dict[str, str] = {
     "graderctl.kinds.command": "checks the command's working folder exists before running the program",
     "graderctl.kinds.llm_judge": "reads its prompt template through GradingContext.base_dir (plugin API)",
     "graderctl.services.metrics": "reads result lines, weights and calibration reports",
-    "graderctl.services.score": "reads trials and --rescore results; writes results, .partial and review",
-    "graderctl.services.trials_import": "writes the imported trials atomically (mkstemp + rename)",
 }
 
 #: Third-party packages that live in one place (the rest of the tree never imports them).

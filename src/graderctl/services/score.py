@@ -35,17 +35,10 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
-import os
-import secrets
-import shutil
-import stat
-import tempfile
-import tomllib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from importlib.resources import files
 from pathlib import Path
-from typing import IO, Any, BinaryIO, Literal, NamedTuple, Protocol, TypeVar
+from typing import Any, BinaryIO, Literal, NamedTuple, Protocol, TypeVar
 
 from pydantic import BaseModel
 
@@ -75,7 +68,6 @@ from graderctl.models.results import (
     ParserRecord,
     Rescored,
     RescoredFrom,
-    ReviewSummary,
     ScoredGrader,
     ScoreSummary,
     ScoringRule,
@@ -89,8 +81,8 @@ from graderctl.models.results import (
 from graderctl.models.review import ReviewItem
 from graderctl.models.trials import Trial
 from graderctl.parsing import PARSER
-from graderctl.plugin import Corpus, Verdict
-from graderctl.runner import WorkerPool, can_use_processes, uses_processes
+from graderctl.plugin import Corpus, GraderKind, Verdict
+from graderctl.runner import VerdictStore, WorkerPool, can_use_processes, uses_processes
 from graderctl.services.running import DEFAULT_RUN, RunOptions, run_inputs, start_grader, verdict_cache
 from graderctl.services.units import (
     CITATION_CHECKS,
@@ -104,32 +96,42 @@ from graderctl.services.units import (
     coverage_unit,
     report_view,
 )
+from graderctl.store.family_map import FAMILY_MAP_FILE, family_map_files
 from graderctl.store.inspect_logs import looks_like_inspect_log
-from graderctl.store.problems import ProblemSink, note_duplicate_trial
 from graderctl.store.project import (
     LoadedGrader,
+    declares_abstention,
     find_grader,
     grader_files,
-    load_corpus,
     load_grader,
 )
-from graderctl.store.readers import (
-    display_path,
-    duplicate_keys_checked,
-    iter_jsonl_file_models,
-    open_binary,
-    paused_gc,
-    read_bytes,
-    read_jsonl_models,
-    read_toml,
+from graderctl.store.readers import display_path
+from graderctl.store.results import (
+    ResultsWriter,
+    ReviewWriter,
+    copy_result_lines,
+    discard,
+    drop_empty_partial,
+    make_parent,
+    partial_exists,
+    partial_path,
+    read_results,
+    read_results_lines,
+    resume_source,
+    review_path,
+)
+from graderctl.store.trials import (
+    TrialRef,
+    index_trial_models,
+    index_trials,
+    read_chunk,
+    read_corpus,
+    read_trials,
 )
 
 CHECK_ORDER = (Check.source_existence, Check.claim_support, Check.coverage)
-FAMILY_MAP_FILE = "model_families.toml"
-PARTIAL_SUFFIX = ".partial"
 #: Trials graded together: their units go to the grader in one run, then their lines are written.
 CHUNK_TRIALS = 32
-REVIEW_SUFFIX = ".review.jsonl"
 _SHOWN = 10
 
 #: ``progress(done, total)`` over trials.
@@ -170,16 +172,6 @@ class ScoreOptions:
 ScoreOutcome = ScoreSummary
 
 
-def partial_path(output: Path) -> Path:
-    return output.with_name(output.name + PARTIAL_SUFFIX)
-
-
-def review_path(output: Path) -> Path:
-    """The default review file of a results file: ``results.jsonl`` -> ``results.review.jsonl``."""
-    stem = output.name[: -len(".jsonl")] if output.name.endswith(".jsonl") else output.name
-    return output.with_name(stem + REVIEW_SUFFIX)
-
-
 def recorded_path(path: Path, root: Path) -> str:
     """How a file is named in results: relative to the project root when inside it, else absolute, so that
     ``--rescore`` finds it again from anywhere in the project."""
@@ -209,7 +201,7 @@ def default_graders(root: Path) -> list[LoadedGrader]:
     for path in grader_files(root):
         name = path.parent.name
         version = int(path.stem[1:])
-        decides = not _abstains(path)
+        decides = not declares_abstention(path)
         if name not in newest or (decides, version) > newest[name][:2]:
             newest[name] = (decides, version, path)
     by_check: dict[Check, list[LoadedGrader]] = {}
@@ -229,18 +221,6 @@ def default_graders(root: Path) -> list[LoadedGrader]:
             "pass --grader REF"
         )
     return [by_check[c][0] for c in CHECK_ORDER if c in by_check]
-
-
-def _abstains(path: Path) -> bool:
-    """Whether a definition declares an abstention band (read cheaply; an unreadable one is loaded later and
-    reported then)."""
-    import tomllib
-
-    try:
-        params = tomllib.loads(path.read_text(encoding="utf-8")).get("params", {})
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return False
-    return isinstance(params, dict) and bool({"accept_at_or_above", "reject_below"} & set(params))
 
 
 def resolve_graders(refs: Sequence[str], root: Path) -> list[LoadedGrader]:
@@ -341,14 +321,11 @@ def trust_gate(
 
 def load_family_map(root: Path) -> FamilyMap:
     """The shipped family map, extended by ``<root>/model_families.toml`` when present."""
-    text = files("graderctl.data").joinpath(FAMILY_MAP_FILE).read_text(encoding="utf-8")
-    fmap = FamilyMap.from_tables(tomllib.loads(text), source=f"graderctl/data/{FAMILY_MAP_FILE}")
-    user = root / FAMILY_MAP_FILE
-    if user.is_file():
-        shown = display_path(user, root)
-        data, _ = read_toml(user, shown)
+    shipped, *user = family_map_files(root)
+    fmap = FamilyMap.from_tables(shipped.tables, source=shipped.source)
+    for tables, shown, priority in user:
         try:
-            fmap = fmap.extended(FamilyMap.from_tables(data, source=shown, priority=1))
+            fmap = fmap.extended(FamilyMap.from_tables(tables, source=shown, priority=priority))
         except FamilyMapError as exc:
             raise InvalidInputError(
                 f"{shown}: invalid model family map",
@@ -550,12 +527,20 @@ def self_grading_guard(
 __all__ = [
     "NO_CITATIONS",
     "ReportView",
+    "TrialRef",
     "Unit",
     "build_units",
     "citation_units",
     "claim_units",
     "coverage_unit",
+    "index_trials",
+    "partial_path",
+    "read_chunk",
+    "read_corpus",
+    "read_results_lines",
+    "read_trials",
     "report_view",
+    "review_path",
 ]
 
 
@@ -748,18 +733,6 @@ def decide(
 # --- reading inputs -------------------------------------------------------------------------------
 
 
-def read_trials(path: Path, root: Path) -> list[Trial]:
-    shown = display_path(path, root)
-    sink = ProblemSink()
-    with duplicate_keys_checked():
-        rows = read_jsonl_models(path, Trial, shown=shown, sink=sink)
-    seen: dict[tuple[str, str], int] = {}
-    for line, trial in rows:
-        note_duplicate_trial(seen, trial.task_id, trial.trial_id, line, shown, sink)
-    sink.raise_if_any(shown)
-    return [t for _, t in rows]
-
-
 class TrialLike(Protocol):
     """What the checks before grading need of a trial (a :class:`Trial` or a :class:`TrialRef`)."""
 
@@ -773,102 +746,8 @@ class TrialLike(Protocol):
     def generator(self) -> ModelIdentity | None: ...
 
 
-class TrialRef(NamedTuple):
-    """One trial of a trials file, without its report: its ids and generator (for the checks before
-    grading) and where its line is in the file (``offset``, ``length`` in bytes), to read it again."""
-
-    task_id: str
-    trial_id: str
-    generator: ModelIdentity | None
-    offset: int
-    length: int
-
-
-def index_trials(path: Path, root: Path) -> tuple[list[TrialRef], BinaryIO]:
-    """Validate every trial of ``path`` (the same problems as :func:`read_trials`; exit 3 before anything is
-    graded) while reading the file as it goes, keeping only a :class:`TrialRef` per trial: memory does not
-    grow with the size of the reports. Returns the refs and the file, open, to read the trials again from
-    (a pipe or a device is first copied to an anonymous temporary file)."""
-    shown = display_path(path, root)
-    fh = open_binary(path, shown)
-    if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-        with fh:
-            copy: BinaryIO = tempfile.TemporaryFile(prefix="graderctl-trials-")  # noqa: SIM115 (kept open)
-            shutil.copyfileobj(fh, copy)
-        fh = copy
-    sink = ProblemSink()
-    seen: dict[tuple[str, str], int] = {}
-    refs: list[TrialRef] = []
-    generators: dict[str, ModelIdentity] = {}  # one object per distinct generator, shared by its trials
-    try:
-        with paused_gc(), duplicate_keys_checked():
-            for line, offset, length, trial in iter_jsonl_file_models(
-                path, Trial, shown=shown, sink=sink, fh=fh
-            ):
-                note_duplicate_trial(seen, trial.task_id, trial.trial_id, line, shown, sink)
-                generator = trial.generator
-                if generator is not None:
-                    generator = generators.setdefault(generator.model_dump_json(), generator)
-                refs.append(TrialRef(trial.task_id, trial.trial_id, generator, offset, length))
-        sink.raise_if_any(shown)
-    except BaseException:
-        fh.close()
-        raise
-    return refs, fh
-
-
-def read_chunk(fd: int, refs: Sequence[TrialRef]) -> list[bytes]:
-    """The lines of ``refs`` from the trials file open as ``fd``."""
-    return [os.pread(fd, ref.length, ref.offset) for ref in refs]
-
-
 def parse_trials(raws: Sequence[bytes]) -> list[Trial]:
     return [Trial.model_validate_json(raw, strict=True) for raw in raws]
-
-
-def read_corpus(path: Path, root: Path) -> Corpus:
-    shown = display_path(path, root)
-    sink = ProblemSink()
-    docs = load_corpus(path, shown=shown, sink=sink)
-    sink.raise_if_any(shown)
-    return Corpus(docs)
-
-
-def read_results_lines(
-    path: Path, root: Path, *, tolerate_truncated_end: bool
-) -> tuple[list[dict[str, Any]], int]:
-    """The JSON lines of a results file and the number of trailing bytes that belong to a truncated last line
-    (a run killed mid-write). Any other bad line is an error."""
-    shown = display_path(path, root)
-    data = read_bytes(path, shown)
-    lines: list[dict[str, Any]] = []
-    problems: list[Problem] = []
-    keep = len(data)
-    offset = 0
-    raw_lines = data.split(b"\n")
-    for number, raw in enumerate(raw_lines, start=1):
-        start = offset
-        offset += len(raw) + 1
-        if not raw.strip():
-            continue
-        try:
-            value = json.loads(raw)
-        except (ValueError, RecursionError) as exc:  # also: nested too deeply, a number of 5,000 digits
-            if tolerate_truncated_end and number == len(raw_lines) and isinstance(exc, json.JSONDecodeError):
-                keep = start
-                break
-            why = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
-            problems.append(Problem(file=shown, line=number, message=f"invalid JSON: {why}"))
-            continue
-        if not isinstance(value, dict) or not isinstance(value.get("task_id"), str):
-            problems.append(
-                Problem(file=shown, line=number, message="not a result line", expected="a graded trial")
-            )
-            continue
-        lines.append(value)
-    if problems:
-        raise InvalidInputError(f"{shown}: cannot continue from this file", problems)
-    return lines, len(data) - keep
 
 
 # --- the run --------------------------------------------------------------------------------------
@@ -909,30 +788,22 @@ def _plan(options: ScoreOptions, root: Path, opened: list[BinaryIO]) -> _Plan:
             raise UsageError(
                 "--output must differ from the results being re-scored (they are left untouched)"
             )
-        old_lines, _ = read_results_lines(options.rescore, root, tolerate_truncated_end=False)
+        old_lines = read_results(options.rescore, root)
         shown = display_path(options.rescore, root)
         if not old_lines:
             raise InvalidInputError(
                 f"{shown}: no result to re-score", [Problem(file=shown, message="the file is empty")]
             )
-        old_by_key = {}
-        for raw_line in old_lines:
-            try:
-                line = GradedResult.model_validate(raw_line)
-            except Exception as exc:  # pydantic ValidationError: report it plainly
-                raise InvalidInputError(
-                    f"{shown}: invalid result line", [Problem(file=shown, message=str(exc).splitlines()[0])]
-                ) from None
-            old_by_key[(line.task_id, line.trial_id)] = line
+        old_by_key = {(line.task_id, line.trial_id): line for line in old_lines}
         if trials_path is None:
-            recorded = {line.trials_file for line in old_by_key.values()}
+            recorded = {line.trials_file for line in old_lines}
             if len(recorded) != 1 or None in recorded:
                 raise UsageError(
                     f"{shown} does not record one trials file for all its lines; give it with --trials TRIALS"
                 )
             trials_path = _resolve_recorded(str(recorded.pop()), root)
         if corpus_path is None:
-            recorded_corpus = {line.corpus_file for line in old_by_key.values()} - {None}
+            recorded_corpus = {line.corpus_file for line in old_lines} - {None}
             if len(recorded_corpus) == 1:
                 corpus_path = _resolve_recorded(str(recorded_corpus.pop()), root)
     if trials_path is None:
@@ -978,13 +849,10 @@ def _plan(options: ScoreOptions, root: Path, opened: list[BinaryIO]) -> _Plan:
         require = configured
     read_pages: list[CorpusDocument] | None = None
     if looks_like_inspect_log(trials_path):  # an Inspect AI log: its samples, and the pages its agents read
-        from graderctl.services.trials_import import log_trials_file
+        from graderctl.services.trials_import import log_trials_and_pages
 
-        converted, read_pages = log_trials_file(trials_path, root)
-        try:
-            trials, trials_fh = index_trials(converted, root)
-        finally:
-            converted.unlink()  # the open file stays readable
+        log_trials, read_pages = log_trials_and_pages(trials_path, root)
+        trials, trials_fh = index_trial_models(log_trials, root)
         notes.append(f"{display_path(trials_path, root)} is an Inspect AI log: {len(trials)} trial(s)")
     else:
         trials, trials_fh = index_trials(trials_path, root)
@@ -1200,8 +1068,8 @@ def _grade_checks(
     chunk: Sequence[Trial],
     graders: Sequence[LoadedGrader],
     plan: _Plan,
-    instances: dict[str, Any],
-    caches: dict[str, Any],
+    instances: dict[str, GraderKind],
+    caches: dict[str, VerdictStore],
     run: RunOptions,
     views: Sequence[ReportView] | None = None,
 ) -> _Checks:
@@ -1268,8 +1136,8 @@ def _failed_checks(chunk: Sequence[Trial], graders: Sequence[LoadedGrader], plan
 def _grade_chunk(
     chunk: Sequence[Trial],
     plan: _Plan,
-    instances: dict[str, Any],
-    caches: dict[str, Any],
+    instances: dict[str, GraderKind],
+    caches: dict[str, VerdictStore],
     options: ScoreOptions,
     sent_errors: dict[str, list[int]],
     graded: _Checks | None = None,
@@ -1308,23 +1176,13 @@ class _WorkerState:
 
     plan: _Plan
     graders: list[LoadedGrader]
-    instances: dict[str, Any]
+    instances: dict[str, GraderKind]
     run: RunOptions
 
 
 def _worker_grade(state: _WorkerState, raws: list[bytes]) -> _Checks:
     """In a worker process: the checks of the worker's graders on a chunk of trials (their JSON lines)."""
     return _grade_checks(parse_trials(raws), state.graders, state.plan, state.instances, {}, state.run)
-
-
-def _as_result(line: object) -> GradedResult | None:
-    """A line of a results file as a :class:`GradedResult`; ``None`` when it is not one."""
-    if not isinstance(line, dict) or not isinstance(line.get("task_id"), str):
-        return None
-    try:
-        return GradedResult.model_validate(line)
-    except ValueError:  # pydantic's ValidationError
-        return None
 
 
 def _resume_refusal(
@@ -1363,18 +1221,17 @@ def _resume_state(options: ScoreOptions, plan: _Plan, root: Path, outcome: Score
     """Read the file to resume from line by line (never whole): check that it was graded by the graders and
     under the rule configured now, copy the lines of wanted trials to a temporary file, and count them."""
     partial = partial_path(options.output)
-    if partial.is_file() and partial.stat().st_size == 0:
+    if drop_empty_partial(options.output):
         # Left by a run that failed before grading a trial: nothing to resume, so nothing to protect.
-        partial.unlink()
         plan.notes.append(f"removed an empty {display_path(partial, root)} left by an earlier run")
     if not options.resume:
-        if partial.exists():
+        if partial_exists(options.output):
             raise UsageError(
                 f"{display_path(partial, root)} holds an interrupted run: add --resume to continue it, or "
                 "delete it to start over"
             )
         return _Resumed(set(), None, None)
-    source = partial if partial.exists() else options.output if options.output.exists() else None
+    source = resume_source(options.output)
     if source is None:
         plan.notes.append("--resume: nothing to resume, starting from the first trial")
         return _Resumed(set(), None, None)
@@ -1382,50 +1239,24 @@ def _resume_state(options: ScoreOptions, plan: _Plan, root: Path, outcome: Score
     current = {g.spec.check.value: g.fingerprint for g in plan.graders}
     wanted = {(t.task_id, t.trial_id) for t in plan.trials}
     done: set[tuple[str, str]] = set()
-    problems: list[Problem] = []
     refusal: UsageError | None = None
-    truncated = False
-    partial.parent.mkdir(parents=True, exist_ok=True)
-    kept = partial.with_name(f".{partial.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-    fd = os.open(kept, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the user's umask applies
-    try:
-        with os.fdopen(fd, "wb") as out, open_binary(source, shown) as fh:
-            for number, raw in enumerate(fh, start=1):
-                if not raw.strip():
-                    continue
-                try:
-                    line = json.loads(raw)
-                except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-                    if not raw.endswith(b"\n"):  # the last line, cut short by a crash: graded again
-                        truncated = True
-                        break
-                    problems.append(Problem(file=shown, line=number, message=f"invalid JSON: {exc}"))
-                    continue
-                result = _as_result(line)
-                if result is None:
-                    problems.append(
-                        Problem(
-                            file=shown, line=number, message="not a result line", expected="a graded trial"
-                        )
-                    )
-                    continue
-                if problems or refusal is not None:
-                    continue  # only looking for problems now (a bad line is reported before a refusal)
-                key = (result.task_id, result.trial_id)
-                refusal = _resume_refusal(result, key, current, plan.require, shown)
-                if refusal is not None:
-                    continue
-                if key in wanted and key not in done:
-                    done.add(key)
-                    out.write(raw.rstrip(b"\r\n") + b"\n")
-                    _tally(outcome, (result,))
-        if problems:
-            raise InvalidInputError(f"{shown}: cannot continue from this file", problems)
+
+    def keep(result: GradedResult) -> bool:
+        nonlocal refusal
         if refusal is not None:
-            raise refusal
-    except BaseException:
-        kept.unlink(missing_ok=True)
-        raise
+            return False  # only looking for problems now (a bad line is reported before a refusal)
+        key = (result.task_id, result.trial_id)
+        refusal = _resume_refusal(result, key, current, plan.require, shown)
+        if refusal is not None or key not in wanted or key in done:
+            return False
+        done.add(key)
+        _tally(outcome, (result,))
+        return True
+
+    kept, truncated = copy_result_lines(source, shown, options.output, keep)
+    if refusal is not None:
+        discard(kept)
+        raise refusal
     if truncated:
         plan.notes.append(f"--resume: dropped a truncated last line of {shown} (that trial is graded again)")
     return _Resumed(done, source, kept)
@@ -1470,8 +1301,7 @@ def _score(
     try:
         return _run(options, root, progress, plan, outcome, resumed)
     finally:
-        if resumed.kept is not None:
-            resumed.kept.unlink(missing_ok=True)
+        discard(resumed.kept)
 
 
 def _run(
@@ -1500,14 +1330,13 @@ def _run(
     outcome.judges = [g.ref for g in plan.graders if g.spec.judge is not None]
     outcome.trials_without_generator = plan.without_generator
     outcome.resumed = len(done)
-    partial = partial_path(options.output)
     if not todo and source == options.output:
         plan.notes.append("every trial is already graded: nothing to do")
         outcome.notes = plan.notes
         return outcome
 
-    instances: dict[str, Any] = {}
-    caches: dict[str, Any] = {}
+    instances: dict[str, GraderKind] = {}
+    caches: dict[str, VerdictStore] = {}
     sent_errors: dict[str, list[int]] = {g.ref: [0, 0] for g in plan.graders}
     try:
         cache_dir = options.run.cache_dir(root)
@@ -1516,17 +1345,13 @@ def _run(
             cache = verdict_cache(g, cache_dir)
             if cache is not None:
                 caches[g.ref] = cache
-        partial.parent.mkdir(parents=True, exist_ok=True)
-        review = _ReviewWriter(
+        make_parent(partial_path(options.output))
+        review = ReviewWriter(
             options.review or review_path(options.output), done, resuming=resumed.kept is not None
         )
-        if resumed.kept is not None:
-            os.replace(resumed.kept, partial)
-            resumed.kept = None
-            fh: IO[str] = partial.open("a", encoding="utf-8", newline="\n")
-        else:
-            fh = partial.open("w", encoding="utf-8", newline="\n")
-        with fh, review:
+        writer = ResultsWriter(options.output, kept=resumed.kept)
+        resumed.kept = None  # now the start of the partial file
+        with writer, review:
             total = len(plan.trials)
             finished = len(done)
             if progress is not None:
@@ -1542,27 +1367,23 @@ def _run(
             for lines in results:
                 for line, items in lines:
                     review.add(items)
-                    fh.write(json.dumps(line.to_line(), ensure_ascii=False, allow_nan=False) + "\n")
-                    fh.flush()
+                    writer.write(line)
                     _tally(outcome, (line,))
                 finished += len(lines)
                 outcome.graded_now += len(lines)
                 if progress is not None:
                     progress(finished, total)
-            fh.flush()
-            os.fsync(fh.fileno())
     except Exception:
         # A failure (disk full, file-size limit, ...) before any trial was written leaves no empty partial
         # file behind to block the next run; one with graded trials is kept for --resume.
         with contextlib.suppress(OSError):
-            if partial.is_file() and partial.stat().st_size == 0:
-                partial.unlink()
+            drop_empty_partial(options.output)
         raise
     finally:
         for instance in instances.values():
             with contextlib.suppress(Exception):
                 instance.close()
-    os.replace(partial, options.output)
+    writer.commit()
     outcome.review = review.finish(root)
     outcome.notes = plan.notes
     dead = [ref for ref, (sent, erred) in sent_errors.items() if sent > 0 and erred == sent]
@@ -1574,58 +1395,9 @@ def _run(
     return outcome
 
 
-class _ReviewWriter:
-    """Writes review items to ``PATH.partial`` as the result lines are written, and moves it to ``PATH`` at
-    the end when it holds any (no review file when no unit needs review). Resuming keeps the items of the
-    trials already graded."""
-
-    def __init__(self, path: Path, done: Iterable[tuple[str, str]], *, resuming: bool) -> None:
-        self.path = path
-        self.partial = partial_path(path)
-        self.count = 0
-        self.by_status: dict[str, int] = {}
-        kept: list[str] = []
-        if resuming and self.partial.is_file():
-            keep = set(done)
-            with self.partial.open(encoding="utf-8") as old:
-                for text in old:
-                    try:
-                        item = json.loads(text)
-                    except ValueError:
-                        continue  # a line cut short by the interruption: that trial is graded again
-                    if isinstance(item, dict) and (item.get("task_id"), item.get("trial_id")) in keep:
-                        kept.append(text if text.endswith("\n") else text + "\n")
-                        self._count(item.get("status"))
-        self.fh: IO[str] = self.partial.open("w", encoding="utf-8", newline="\n")
-        self.fh.writelines(kept)
-
-    def _count(self, status: object) -> None:
-        self.count += 1
-        self.by_status[str(status)] = self.by_status.get(str(status), 0) + 1
-
-    def add(self, items: Iterable[ReviewItem]) -> None:
-        for item in items:
-            line = item.model_dump(mode="json", exclude_unset=True)
-            self.fh.write(json.dumps(line, ensure_ascii=False, allow_nan=False) + "\n")
-            self._count(item.status)
-
-    def __enter__(self) -> _ReviewWriter:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.fh.flush()
-        os.fsync(self.fh.fileno())
-        self.fh.close()
-
-    def finish(self, root: Path) -> ReviewSummary | None:
-        if not self.count:
-            self.partial.unlink(missing_ok=True)
-            return None
-        os.replace(self.partial, self.path)
-        return ReviewSummary(path=display_path(self.path, root), items=self.count, by_status=self.by_status)
-
-
-def _pooled_graders(plan: _Plan, instances: dict[str, Any], options: ScoreOptions) -> list[LoadedGrader]:
+def _pooled_graders(
+    plan: _Plan, instances: dict[str, GraderKind], options: ScoreOptions
+) -> list[LoadedGrader]:
     """The graders that grade in worker processes: with ``jobs > 1``, the rule-based ones (see
     :func:`graderctl.runner.uses_processes`); the others (model judges, programs) grade in threads here."""
     if options.run.jobs < 2 or not can_use_processes():
@@ -1636,8 +1408,8 @@ def _pooled_graders(plan: _Plan, instances: dict[str, Any], options: ScoreOption
 def _grade_here(
     chunks: Sequence[Sequence[TrialRef]],
     plan: _Plan,
-    instances: dict[str, Any],
-    caches: dict[str, Any],
+    instances: dict[str, GraderKind],
+    caches: dict[str, VerdictStore],
     options: ScoreOptions,
     sent_errors: dict[str, list[int]],
 ) -> Iterator[list[_Graded]]:
@@ -1651,8 +1423,8 @@ def _grade_in_pool(
     chunks: Sequence[Sequence[TrialRef]],
     pooled: list[LoadedGrader],
     plan: _Plan,
-    instances: dict[str, Any],
-    caches: dict[str, Any],
+    instances: dict[str, GraderKind],
+    caches: dict[str, VerdictStore],
     options: ScoreOptions,
     sent_errors: dict[str, list[int]],
 ) -> Iterator[list[_Graded]]:

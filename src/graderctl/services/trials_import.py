@@ -558,20 +558,6 @@ def log_trials_and_pages(path: Path, root: Path) -> tuple[list[Trial], list[Corp
     return trials, pages.documents()
 
 
-def log_trials_file(path: Path, root: Path) -> tuple[Path, list[CorpusDocument]]:
-    """For ``score`` given an Inspect AI log directly: its trials in a temporary JSON Lines file (the caller
-    removes it) and the pages its agents read."""
-    import os
-    import tempfile
-
-    trials, pages, _, _ = inspect_trials([path], ImportOptions(output=path), root=root)
-    fd, name = tempfile.mkstemp(prefix="graderctl-inspect-", suffix=".jsonl")
-    with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-        for trial in trials:
-            fh.write(json.dumps(trial.model_dump(mode="json", exclude_none=True), ensure_ascii=False) + "\n")
-    return Path(name), pages.documents()
-
-
 def _result_line(trial: Trial, success: bool | None, source: dict[str, Any]) -> GradedResult:
     """A result line whose success is the harness's own; only what applies is set (and so written)."""
     line = GradedResult(task_id=trial.task_id, trial_id=trial.trial_id, success=success)
@@ -844,7 +830,7 @@ def _write(
     outcome: ImportOutcome,
     root: Path,
 ) -> None:
-    from graderctl.store.atomic import atomic_write_many
+    from graderctl.store.trials import write_imported
 
     if not trials:
         raise InvalidInputError(
@@ -854,20 +840,10 @@ def _write(
     outputs = [p for p in (options.output, options.corpus_output, options.results_output) if p is not None]
     if len({p.resolve() for p in outputs}) != len(outputs):
         raise UsageError("--output, --corpus-output and --results-output must be different files")
-    files: dict[Path, str | Iterable[str]] = {
-        options.output: [
-            json.dumps(t.model_dump(mode="json", exclude_none=True), ensure_ascii=False) + "\n"
-            for t in trials
-        ]
-    }
     documents = pages.documents() if pages is not None else []
     if options.corpus_output is not None:
         if pages is None:
             raise UsageError("--corpus-output: this source records no pages read")
-        files[options.corpus_output] = [
-            json.dumps(d.model_dump(mode="json", exclude_none=True), ensure_ascii=False) + "\n"
-            for d in documents
-        ]
         outcome.corpus_output = display_path(options.corpus_output, root)
         outcome.documents = len(documents)
     elif documents:
@@ -876,7 +852,6 @@ def _write(
             "them for the source-existence check"
         )
     if options.results_output is not None:
-        files[options.results_output] = [json.dumps(r.to_line(), ensure_ascii=False) + "\n" for r in results]
         outcome.results_output = display_path(options.results_output, root)
         outcome.results = ImportedResults(
             scorer=outcome.results.scorer if outcome.results is not None else None,
@@ -884,7 +859,14 @@ def _write(
             failures=sum(1 for r in results if r.success is False),
             null=sum(1 for r in results if r.success is None),
         )
-    atomic_write_many(files)
+    write_imported(
+        trials,
+        options.output,
+        documents=documents,
+        corpus_output=options.corpus_output,
+        results=results,
+        results_output=options.results_output,
+    )
     outcome.trials = len(trials)
     outcome.tasks = len({t.task_id for t in trials})
     outcome.generators = sorted(

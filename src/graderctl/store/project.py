@@ -1075,3 +1075,15 @@ def find_set(name_or_path: str, root: Path) -> LoadedSet:
             )
         ],
     )
+
+
+def declares_abstention(path: Path) -> bool:
+    """Whether a grader definition declares an abstention band (``[params]`` ``accept_at_or_above`` /
+    ``reject_below``); read cheaply: an unreadable one is loaded later and reported then."""
+    import tomllib
+
+    try:
+        params = tomllib.loads(path.read_text(encoding="utf-8")).get("params", {})
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return False
+    return isinstance(params, dict) and bool({"accept_at_or_above", "reject_below"} & set(params))
