@@ -109,7 +109,6 @@ KNOWN_IO: dict[str, str] = {
     "graderctl.kinds._online": "the online resolver's page cache (atomic writes of fetched pages)",
     "graderctl.kinds.command": "checks the command's working folder exists before running the program",
     "graderctl.kinds.llm_judge": "reads its prompt template through GradingContext.base_dir (plugin API)",
-    "graderctl.services.metrics": "reads result lines, weights and calibration reports",
 }
 
 #: Third-party packages that live in one place (the rest of the tree never imports them).

@@ -515,7 +515,7 @@ def _many_rows(n_tasks: int = 40, per_task: int = 6) -> list[dict[str, Any]]:
 
 
 def test_parallel_scan_equals_serial(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from graderctl.services import metrics as service
+    from graderctl.store import metrics_inputs as service
 
     path = write_results(tmp_path / "r.jsonl", _many_rows())
     serial = service.scan_results(path, parallel=False)
@@ -532,7 +532,7 @@ def test_parallel_scan_equals_serial(tmp_path: Path, monkeypatch: pytest.MonkeyP
 def test_parallel_scan_locates_problems_and_duplicates(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from graderctl.services import metrics as service
+    from graderctl.store import metrics_inputs as service
 
     rows = _many_rows()
     text = "".join(json.dumps(r) + "\n" for r in rows)

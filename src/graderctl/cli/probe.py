@@ -118,7 +118,7 @@ def _render(run: ProbeRun, fmt: Format) -> str:
     if fmt is Format.json:
         return json.dumps(run.to_dict(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
     if fmt is Format.md:
-        from graderctl.services.probe import render_markdown
+        from graderctl.render.probe import render_markdown
 
         return "\n---\n\n".join(render_markdown(r.document) for r in run.results)
     if fmt is Format.html:

@@ -41,10 +41,13 @@ from graderctl.errors import GraderRunError, UsageError
 from graderctl.models.calset import Sample, SampleInput
 from graderctl.plugin import Verdict
 from graderctl.probes import Transformed, pad, reformat, reorder
+from graderctl.render.probe import fmt_p as _fmt_p
+from graderctl.render.probe import fmt_signed as _fmt_signed
 from graderctl.runner import ProgressCallback
 from graderctl.services.calibrate import check_pair
 from graderctl.services.running import DEFAULT_RUN, RunOptions, run_inputs, start_grader, verdict_cache
-from graderctl.store.project import REPORTS_DIR, LoadedGrader, LoadedSet
+from graderctl.store.probes import probe_paths
+from graderctl.store.project import LoadedGrader, LoadedSet
 
 ALL_PROBES = ("length", "order", "format", "self")
 DEFAULT_MARGIN = 0.05
@@ -553,27 +556,20 @@ def _envelope(
     }
 
 
-def probe_paths(root: Path, set_name: str, grader_name: str, version: int, probe: str) -> tuple[Path, Path]:
-    base = root / REPORTS_DIR / "probes" / set_name / f"{grader_name}@{version}-{probe}"
-    return base.with_suffix(".json"), base.with_suffix(".md")
-
-
 def _write(root: Path, result: ProbeResult) -> None:
-    import json
+    from graderctl.render.probe import render_markdown
+    from graderctl.store.probes import previous_probe_report, write_probe_report
 
     doc = result.document
     json_path, md_path = probe_paths(
         root, result.set_name, doc["grader"]["name"], doc["grader"]["version"], result.probe
     )
-    from graderctl.store.reports import unchanged_document, write_unless_unchanged
-
-    old = unchanged_document(json_path, json.loads(json.dumps(doc, allow_nan=False)))
+    old = previous_probe_report(json_path, doc)
     if old is not None:  # the same findings: keep the committed report (timestamps alone are not a change)
         for key in ("graderctl_version", "created_at", "environment"):
             if key in old:
                 doc[key] = old[key]
-    text = json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-    write_unless_unchanged(json_path, md_path, text, render_markdown(doc), keep_json=old is not None)
+    write_probe_report(json_path, md_path, doc, render_markdown(doc), keep_json=old is not None)
     result.json_path = _relative(json_path, root)
     result.md_path = _relative(md_path, root)
 
@@ -583,111 +579,6 @@ def _relative(path: Path, root: Path) -> str:
         return path.resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
         return path.as_posix()
-
-
-def render_markdown(doc: dict[str, Any]) -> str:
-    g, s = doc["grader"], doc["calibration_set"]
-    status = {
-        "biased": "BIAS FOUND",
-        "no_bias": "no bias",
-        "not_applicable": "not applicable",
-    }.get(str(doc.get("outcome")), "inconclusive")
-    lines = [
-        f"# Probe `{doc['probe']}`: {g['name']}@{g['version']} on {s['name']}@{s['version']} — {status}",
-        "",
-        f"*{doc['question']}*",
-        "",
-        doc.get("verdict", ""),
-        "",
-        f"- grader: `{g['name']}@{g['version']}` ({g['kind']}), fingerprint `{g['fingerprint']}`",
-        f"- set: `{s['name']}@{s['version']}`, fingerprint `{s['fingerprint']}`",
-        f"- margin: {doc['margin']:g}; seed: {doc['seed']}; created {doc['created_at']}",
-    ]
-    if "n_transformed" in doc:
-        lines.append(
-            f"- samples transformed: {doc['n_transformed']} of {doc['n_targeted']} targeted "
-            f"({doc['n_unchanged']} unchanged); pairs compared: {doc['n']}"
-        )
-    errors = doc.get("errors") or {}
-    if errors.get("before") or errors.get("after"):
-        lines.append(
-            f"- grader errors (left out): {errors.get('before', 0)} before, {errors.get('after', 0)} after"
-        )
-    usage = doc.get("usage") or {}
-    if usage.get("requests") or usage.get("cached"):
-        lines.append(
-            f"- usage: {usage['input_tokens']} input and {usage['output_tokens']} output tokens, "
-            f"${usage['usd']:.4f}, {usage['requests']} request(s) ({usage.get('retries', 0)} of them "
-            f"retries), {usage['cached']} cached verdict(s)"
-        )
-    if (
-        "difference" in doc
-        and "before" in doc
-        and isinstance(doc["before"], dict)
-        and "value" in doc["before"]
-    ):
-        d, b, a = doc["difference"], doc["before"], doc["after"]
-        lines += [
-            "",
-            "| | before | after | change | McNemar p |",
-            "|---|---|---|---|---|",
-            f"| {doc['rate'].replace('_', ' ')} | {b['value']:.3f} ({b['count']}/{b['n']}) "
-            f"| {a['value']:.3f} ({a['count']}/{a['n']}) "
-            f"| {_fmt_signed(d.get('diff'))} "
-            f"[{_fmt_signed(d.get('ci_low'))}, {_fmt_signed(d.get('ci_high'))}] "
-            f"| {_fmt_p(doc.get('mcnemar_p'))} |",
-        ]
-    if "flips" in doc:
-        f = doc["flips"]
-        lines += [
-            "",
-            f"Flipped outcomes: {f['count']} of {f['n']} ({f['value']:.3f}); "
-            f"{f['to_accept']} to accept, {f['to_reject']} to reject.",
-        ]
-    if "own_family" in doc:
-        o, t = doc["own_family"], doc["other_families"]
-        lines += [
-            "",
-            "| generator | false accepts | n | rate |",
-            "|---|---|---|---|",
-            f"| judge's own family | {o['count']} | {o['n']} | {_fmt(o['value'])} |",
-            f"| other families | {t['count']} | {t['n']} | {_fmt(t['value'])} |",
-        ]
-    flipped = [r for r in doc.get("samples", []) if r.get("flipped")]
-    if flipped:
-        lines += [
-            "",
-            "## Flipped samples",
-            "",
-            "| id | category | before | after | transformation |",
-            "|---|---|---|---|---|",
-        ]
-        for r in flipped[:50]:
-            lines.append(
-                f"| {r['id']} | {r['category']} | {_word(r['before'])} | {_word(r['after'])} "
-                f"| {r['transformation']} |"
-            )
-        if len(flipped) > 50:
-            lines.append(f"| … | {len(flipped) - 50} more | | | |")
-    return "\n".join(lines) + "\n"
-
-
-def _word(accepted: bool | None) -> str:
-    return "error" if accepted is None else ("accept" if accepted else "reject")
-
-
-def _fmt(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.3f}"
-
-
-def _fmt_signed(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:+.2f}"
-
-
-def _fmt_p(value: float | None) -> str:
-    if value is None:
-        return "n/a"
-    return f"{value:.2g}" if value < 0.001 else f"{value:.3f}"
 
 
 def _finite_dict(d: dict[str, Any]) -> dict[str, Any]:
