@@ -29,7 +29,9 @@ def trials(task: str, outcomes: list[bool | None], **extra: Any) -> list[dict[st
 
 
 def metrics(path: Path, root: Path | None = None, **opts: Any) -> dict[str, Any]:
-    return compute_metrics(path, root=root or path.parent, options=MetricsOptions(**opts)).document
+    return compute_metrics(
+        path, root=root or path.parent, options=MetricsOptions(**opts)
+    ).document.model_dump()
 
 
 # --- the teaching data of the seed article (shared/oracles/pass_k.json) ---------------------------

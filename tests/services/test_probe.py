@@ -23,6 +23,7 @@ from graderctl.models.calset import (
 from graderctl.normalize import normalize_doi, normalize_url
 from graderctl.plugin import GraderKind, Verdict, register
 from graderctl.probes import pad, reformat, reorder, typographic_quotes
+from graderctl.store import schemas
 
 CLAIM = ClaimSupportInput(
     claim='The index rose by 4.5% in 2023, the agency\'s "annual review" said.',
@@ -327,6 +328,7 @@ def test_self_preference_is_found(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert doc["own_family"] == {"count": 6, "n": 6, "value": 1.0}
     assert doc["other_families"] == {"count": 0, "n": 6, "value": 0.0}
     assert doc["biased"] is True and doc["judge"]["family"] == "gpt-4o"
+    assert not list(schemas.validator("probe-report").iter_errors(doc))  # the self probe's report
 
 
 def test_self_preference_on_few_samples_is_inconclusive_by_the_override_rule(
@@ -433,5 +435,5 @@ def test_shipped_rule_graders_pass_every_probe_on_the_shipped_sets(definition: P
         pytest.skip(f"no shipped set for {grader.spec.check.value}")
     for cal_set in sets:
         results = run_probes(grader, cal_set, ("length", "order", "format"), root=REPO, write=False)
-        verdicts = {r.probe: r.document["verdict"] for r in results}
+        verdicts = {r.probe: r.document.verdict for r in results}
         assert not any(r.biased for r in results), verdicts

@@ -3,16 +3,30 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from graderctl.errors import UsageError
 from graderctl.models.calset import ClaimSupportSample
+from graderctl.models.repeats import RepeatsSection
 from graderctl.plugin import Usage, Verdict
-from graderctl.services.repeats import _RepeatCache, check_repeats, describe_repeats, summarize_repeats
+from graderctl.render._fmt import repeats_line
+from graderctl.services.repeats import _RepeatCache, check_repeats, summarize_repeats
 from graderctl.store.cache import VerdictCache
 
 A, R, E = Verdict.accept("a"), Verdict.reject("r"), Verdict.failed("boom")
+
+
+def summary(s: list[ClaimSupportSample], runs: list[list[Verdict]]) -> dict[str, Any]:
+    """The section as written in the report (and valid against its model)."""
+    section = summarize_repeats(s, runs)
+    assert RepeatsSection.model_validate(section.model_dump()) == section
+    return section.model_dump()
+
+
+def describe_repeats(section: dict[str, Any]) -> str:
+    return repeats_line(RepeatsSection.model_validate(section))
 
 
 def samples(labels: str) -> list[ClaimSupportSample]:
@@ -36,7 +50,7 @@ def test_summary_counts_flips_rates_and_ignores_errors() -> None:
         [A, R, R, E],  # s1 flips; s3 erred once
         [A, A, A, R],  # s2 flips
     ]
-    out = summarize_repeats(s, runs)
+    out = summary(s, runs)
     assert out["r"] == 3 and out["n"] == 4 and out["flipped"] == 2
     assert out["self_consistency"] == 0.5 and out["consistent_share"] == 0.5
     assert [f["id"] for f in out["flipped_samples"]] == ["s1", "s2"]
@@ -50,7 +64,7 @@ def test_summary_counts_flips_rates_and_ignores_errors() -> None:
 
 def test_a_sample_decided_once_is_not_counted() -> None:
     s = samples("gb")
-    out = summarize_repeats(s, [[A, E], [E, E]])
+    out = summary(s, [[A, E], [E, E]])
     assert out["n"] == 0 and out["self_consistency"] is None and out["flipped_samples"] == []
     assert "undefined" in describe_repeats(out)
 
@@ -58,7 +72,7 @@ def test_a_sample_decided_once_is_not_counted() -> None:
 def test_consistent_grader_on_two_samples_is_inconclusive() -> None:
     # issue 11 item 18: 0 flips out of 2 cannot support "consistent" (the 90% bound is far above 5%)
     s = samples("gb")
-    out = summarize_repeats(s, [[A, R]] * 4)
+    out = summary(s, [[A, R]] * 4)
     assert out["self_consistency"] == 0.0 and out["r"] == 4
     assert out["outcome"] == "inconclusive"
     assert out["flipped_ci"]["high"] > out["margin"] == 0.05
@@ -67,7 +81,7 @@ def test_consistent_grader_on_two_samples_is_inconclusive() -> None:
 
 
 def test_one_usable_sample_is_inconclusive() -> None:
-    out = summarize_repeats(samples("gb"), [[A, E], [A, E]])
+    out = summary(samples("gb"), [[A, E], [A, E]])
     assert out["n"] == 1 and out["outcome"] == "inconclusive"
     assert "inconclusive" in describe_repeats(out)
 
@@ -75,11 +89,11 @@ def test_one_usable_sample_is_inconclusive() -> None:
 def test_consistent_on_enough_samples() -> None:
     # hand-computed: Wilson 90% upper bound of 0/n is z^2/(n + z^2) = 2.7055/(n + 2.7055): 0.0494 at n = 52
     s = samples("gb" * 26)
-    out = summarize_repeats(s, [[A, R] * 26] * 3)
+    out = summary(s, [[A, R] * 26] * 3)
     assert out["n"] == 52 and out["outcome"] == "consistent"
     assert out["flipped_ci"]["high"] == pytest.approx(2.705543 / (52 + 2.705543), abs=1e-6)
     assert "; consistent:" in describe_repeats(out)
-    fewer = summarize_repeats(samples("gb" * 25 + "g"), [[A, R] * 25 + [A]] * 3)
+    fewer = summary(samples("gb" * 25 + "g"), [[A, R] * 25 + [A]] * 3)
     assert fewer["n"] == 51 and fewer["outcome"] == "inconclusive"
 
 
@@ -87,7 +101,7 @@ def test_inconsistent_grader() -> None:
     s = samples("gb" * 10)
     flip = [A, R] * 10
     other = [R, A] * 5 + [A, R] * 5
-    out = summarize_repeats(s, [flip, other])
+    out = summary(s, [flip, other])
     assert out["flipped"] == 10 and out["outcome"] == "inconsistent"
     assert "INCONSISTENT" in describe_repeats(out)
 

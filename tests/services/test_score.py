@@ -170,7 +170,7 @@ def test_results_feed_metrics(tmp_path: Path) -> None:
 
     trials, _ = make_project(tmp_path)
     _, output = run_score(tmp_path, trials)
-    doc = compute_metrics(output, root=tmp_path).document
+    doc = compute_metrics(output, root=tmp_path).document.model_dump()
     assert doc["null_trials"]["count"] == 1
     assert doc["failures_by_check"]["claim_support"]["failed"] == 3
     assert doc["grader_error_correction"]["applied"] is True  # reports found by fingerprint

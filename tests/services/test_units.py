@@ -191,7 +191,7 @@ def test_metrics_report_citation_coverage(tmp_path: Path) -> None:
     uncited = "European heat pump sales fell 21% in 2024 to about 2.3 million units."
     score_rows(tmp_path, [raw_trial("r1", RAW_TEXT), raw_trial("none", uncited)])
     report = compute_metrics(tmp_path / "out" / "raw-results.jsonl", root=tmp_path)
-    cit = report.document["citations"]
+    cit = report.document.model_dump()["citations"]
     assert cit["trials"] == 2 and cit["cited_claims"] == 3 and cit["uncited_claims"] == 2
     assert cit["citation_coverage"] == pytest.approx(3 / 5)
     assert cit["trials_without_citations"] == 1
@@ -204,7 +204,7 @@ def test_metrics_without_claim_counts_have_no_citation_section(tmp_path: Path) -
 
     path = tmp_path / "results.jsonl"
     path.write_text('{"task_id": "a", "trial_id": "1", "success": true}\n')
-    assert compute_metrics(path, root=tmp_path).document["citations"] is None
+    assert compute_metrics(path, root=tmp_path).document.citations is None
 
 
 def test_structured_trials_record_the_parser_of_the_plan_too(tmp_path: Path) -> None:

@@ -12,13 +12,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from graderctl.cli import _state
 from graderctl.cli._options import RenderFormat as Format
 from graderctl.cli._options import RenderFormatOption, RenderingOutput
+
+if TYPE_CHECKING:
+    from graderctl.models.metrics import MetricsDocument
 
 
 def metrics(
@@ -96,7 +99,7 @@ def metrics(
         )
     report = compute_metrics(results, root=root, options=options)
     if fmt is Format.json:
-        text = json.dumps(report.document, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+        text = json.dumps(report.document.model_dump(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
         for note in report.warnings:
             _state.err(f"warning: {note}")
     elif fmt is Format.md:
@@ -114,7 +117,7 @@ def metrics(
     _state.JSON_PRINTED = True
 
 
-def _html(document: dict[str, Any]) -> str:
+def _html(document: MetricsDocument) -> str:
     from graderctl.render.html import metrics_page
 
-    return "".join(metrics_page(document))
+    return "".join(metrics_page(document.model_dump()))

@@ -116,7 +116,7 @@ def probe(
 
 def _render(run: ProbeRun, fmt: Format) -> str:
     if fmt is Format.json:
-        return json.dumps(run.to_dict(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+        return json.dumps(run.document().model_dump(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
     if fmt is Format.md:
         from graderctl.render.probe import render_markdown
 
@@ -124,7 +124,7 @@ def _render(run: ProbeRun, fmt: Format) -> str:
     if fmt is Format.html:
         from graderctl.render.html import probe_page
 
-        return "".join(probe_page(run.to_dict()))
+        return "".join(probe_page(run.document().model_dump()))
     from graderctl.render.probe import render_probe_text
 
     return render_probe_text(run.grader, [(r.set_name, r.outcome, r.document) for r in run.results])

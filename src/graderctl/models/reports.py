@@ -8,6 +8,7 @@ from pydantic import Field
 
 from graderctl.models.base import Label, OpenModel
 from graderctl.models.calset import Policy
+from graderctl.models.repeats import RepeatsSection
 
 
 def _unset(value: Any) -> bool:
@@ -165,7 +166,7 @@ class CalibrationReport(OpenModel):
     warnings: list[str] = Field(default_factory=list)
     usage: dict[str, Any] | None = None
     #: ``calibrate --repeats R``: self-consistency and per-repeat rates (graderctl.services.repeats).
-    repeats: dict[str, Any] | None = None
+    repeats: RepeatsSection | None = None
     #: Abstention (optional; present when the grader can abstain, did, or the policy asks for coverage):
     #: samples left undecided, and the share decided. The rates above are over decided samples only.
     undecided: int | None = Field(default=None, exclude_if=_unset)

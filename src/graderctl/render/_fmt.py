@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
+from graderctl.models.repeats import RepeatsSection
 from graderctl.models.reports import (
     CalibrationReport,
     CascadeSummary,
@@ -104,9 +104,10 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[str]], *, right: Seque
     return "\n".join([line(headers), line(["-" * w for w in widths]), *(line(r) for r in rows)])
 
 
-def repeats_line(section: dict[str, Any]) -> str:
+def repeats_line(repeats: RepeatsSection) -> str:
     """``calibrate --repeats``: how many samples changed outcome across the repeats, and whether that is
     enough to call the grader consistent (``inconclusive`` when the interval is wider than the margin)."""
+    section = repeats.model_dump()
     if section.get("self_consistency") is None:
         return (
             f"self-consistency over {section.get('r')} repeats: undefined (no sample was decided twice); "

@@ -236,15 +236,15 @@ def render_markdown(report: CalibrationReport) -> str:
         r = report.repeats
         lines += ["## Repeats", "", repeats_line(r) + ".", ""]
         lines += ["| repeat | false accept rate | false reject rate | errors |", "|---|---|---|---|"]
-        for entry in r.get("per_repeat", []):
+        for entry in r.model_dump()["per_repeat"]:
             far, frr = entry.get("false_accept_rate") or {}, entry.get("false_reject_rate") or {}
             lines.append(
                 f"| {entry.get('repeat')} | {_num(far.get('value'))} | {_num(frr.get('value'))} "
                 f"| {entry.get('errors', 0)} |"
             )
-        flipped = r.get("flipped_samples") or []
+        flipped = r.flipped_samples
         if flipped:
-            lines += ["", "Samples whose outcome changed: " + ", ".join(f"`{f['id']}`" for f in flipped[:50])]
+            lines += ["", "Samples whose outcome changed: " + ", ".join(f"`{f.id}`" for f in flipped[:50])]
         lines.append("")
 
     lines += [

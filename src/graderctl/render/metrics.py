@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from graderctl.models.metrics import MetricsDocument
+
 
 def _num(value: Any, digits: int = 3) -> str:
     if value is None:
@@ -237,7 +239,8 @@ def _sections(doc: dict[str, Any]) -> list[_Section]:
     return out
 
 
-def render_text(doc: dict[str, Any]) -> str:
+def render_text(document: MetricsDocument) -> str:
+    doc = document.model_dump()  # the sections read the document as JSON (the same data --format json prints)
     parts: list[str] = []
     for section in _sections(doc):
         parts.append(section.title)
@@ -258,7 +261,8 @@ def _text_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[st
     return lines
 
 
-def render_markdown(doc: dict[str, Any]) -> str:
+def render_markdown(document: MetricsDocument) -> str:
+    doc = document.model_dump()
     parts = [f"# Metrics: {doc['results']['path']}", ""]
     for section in _sections(doc):
         parts.append(f"## {section.title}")

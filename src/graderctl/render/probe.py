@@ -3,23 +3,25 @@ probe report (``reports/probes/<set>/<name>@<version>-<probe>.md``, and ``probe 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
+
+from graderctl.models.probe import AnyProbeReport
 
 #: How each probe outcome is shown ("ok" only when the evidence rules a bias out).
 STATUS_SHOWN = {"biased": "BIAS", "no_bias": "ok", "not_applicable": "n/a", "inconclusive": "inconclusive"}
 
 
-def render_probe_text(grader: str, results: Sequence[tuple[str, str, Mapping[str, Any]]]) -> str:
-    """``results``: (set name, outcome, probe document) for each probe run."""
+def render_probe_text(grader: str, results: Sequence[tuple[str, str, AnyProbeReport]]) -> str:
+    """``results``: (set name, outcome, probe report) for each probe run."""
     lines = []
     for set_name, outcome, doc in results:
         status = STATUS_SHOWN.get(outcome, "inconclusive")
-        lines.append(f"{status:12}  {doc['probe']:6} {grader} on {set_name}: {doc.get('verdict', '')}\n")
+        lines.append(f"{status:12}  {doc.probe:6} {grader} on {set_name}: {doc.verdict}\n")
     return "".join(lines)
 
 
-def render_markdown(doc: dict[str, Any]) -> str:
+def render_markdown(report: AnyProbeReport) -> str:
+    doc = report.model_dump()  # read as the JSON report (the same data the .json file holds)
     g, s = doc["grader"], doc["calibration_set"]
     status = {
         "biased": "BIAS FOUND",

@@ -27,9 +27,32 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
 
 from graderctl.errors import InvalidInputError, Problem, UsageError
+from graderctl.models.metrics import (
+    CategoryMetrics,
+    CheckErrorRates,
+    CheckFailures,
+    Citations,
+    CombinedCheck,
+    CorrectionApplied,
+    CorrectionNotApplied,
+    CostSummary,
+    GraderUse,
+    Interval,
+    IntervalSettings,
+    MetricsDocument,
+    NullTrials,
+    RateCount,
+    ResultsFile,
+    StopReasonCounts,
+    SuccessRates,
+    TaskWeightedRate,
+    TrialsPerTask,
+    TrialWeightedRate,
+    Untrusted,
+    Weighting,
+)
 from graderctl.store.metrics_inputs import (
     COST_FIELDS,
     FAIL,
@@ -51,7 +74,7 @@ _OK, _FAIL, _NULL = OK, FAIL, NULL
 _COST_FIELDS = COST_FIELDS
 
 
-def check_fingerprints(scan: ResultScan, root: Path) -> dict[str, Any]:
+def check_fingerprints(scan: ResultScan, root: Path) -> dict[str, CombinedCheck]:
     """Refuse results of one check graded by different fingerprints unless comparison reports found every
     pair comparable. Returns what was combined (for the report)."""
     mixed = {
@@ -63,7 +86,7 @@ def check_fingerprints(scan: ResultScan, root: Path) -> dict[str, Any]:
         return {}
     verdicts = comparison_verdicts(root)
     problems: list[Problem] = []
-    combined: dict[str, Any] = {}
+    combined: dict[str, CombinedCheck] = {}
     for check, seen in sorted(mixed.items()):
         fps = sorted({s.fingerprint for s in seen if s.fingerprint}, key=str)
         names = {s.fingerprint: s.grader for s in seen}
@@ -105,10 +128,10 @@ def check_fingerprints(scan: ResultScan, root: Path) -> dict[str, Any]:
                     expected="every check result names its grader's fingerprint",
                 )
             )
-        combined[check] = {
-            "graders": [{"grader": s.grader, "fingerprint": s.fingerprint, "trials": s.trials} for s in seen],
-            "comparison_reports": sorted(set(used)),
-        }
+        combined[check] = CombinedCheck(
+            graders=[GraderUse(grader=s.grader, fingerprint=s.fingerprint, trials=s.trials) for s in seen],
+            comparison_reports=sorted(set(used)),
+        )
     if problems:
         graders = sorted({str(s.grader) for c in mixed for s in mixed[c]})
         raise InvalidInputError(
@@ -187,7 +210,7 @@ def _correction(
     forced: bool,
     confidence: float,
     seed: int,
-) -> tuple[dict[str, Any], list[str]]:
+) -> tuple[CorrectionApplied | CorrectionNotApplied, list[str]]:
     from graderctl.errors import StatisticsError
     from graderctl.stats import rogan_gladen_interval
 
@@ -215,7 +238,7 @@ def _correction(
                     )
                 ],
             )
-        return {"applied": False, "why": why}, notes
+        return CorrectionNotApplied(why=why), notes
     used = {c: rates[c] for c in checks}
     if len(used) == 1:
         ((check, r),) = used.items()
@@ -242,38 +265,56 @@ def _correction(
         approximation = True
     far = far_count / far_n
     frr = frr_count / frr_n
-    base: dict[str, Any] = {
-        "approach": approach,
-        "approximation": approximation,
-        "caveat": (
+    base = CorrectionNotApplied(
+        why="",
+        approach=approach,
+        approximation=approximation,
+        caveat=(
             "calibration measures a grader's error per unit (one citation, one claim, one report); a trial "
             "has several units, so trial-level error rates may differ"
         ),
-        "far": {"value": far, "count": far_count, "n": far_n},
-        "frr": {"value": frr, "count": frr_count, "n": frr_n},
-        "by_check": {
-            c: {
-                "far": {"value": r.far, "count": r.far_count, "n": r.far_n},
-                "frr": {"value": r.frr, "count": r.frr_count, "n": r.frr_n},
-                "reports": r.reports,
-            }
+        far=RateCount(value=far, count=far_count, n=far_n),
+        frr=RateCount(value=frr, count=frr_count, n=frr_n),
+        by_check={
+            c: CheckErrorRates(
+                far=RateCount(value=r.far, count=r.far_count, n=r.far_n),
+                frr=RateCount(value=r.frr, count=r.frr_count, n=r.frr_n),
+                reports=r.reports,
+            )
             for c, r in used.items()
         },
-    }
+    )
     if far + frr >= 1:
         why = f"FAR + FRR = {far + frr:.3f} >= 1: the graders are no better than chance; no correction"
         if forced:
             raise StatisticsError(why)
-        return {"applied": False, "why": why, **base}, notes
+        base.why = why
+        return base, notes
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         corrected = rogan_gladen_interval(
             successes, graded, far_count, far_n, frr_count, frr_n, confidence=confidence, seed=seed
         )
     notes.extend(str(w.message) for w in caught)
-    out = {"applied": True, **corrected.to_dict(), **base}
+    assert base.approach is not None and base.approximation is not None and base.caveat is not None
+    assert base.far is not None and base.frr is not None and base.by_check is not None
+    out = CorrectionApplied(
+        observed=corrected.observed,
+        value=corrected.value,
+        raw=corrected.raw,
+        clipped=corrected.clipped,
+        ci_low=corrected.ci_low,
+        ci_high=corrected.ci_high,
+        method=corrected.method,
+        approach=base.approach,
+        approximation=base.approximation,
+        caveat=base.caveat,
+        far=base.far,
+        frr=base.frr,
+        by_check=base.by_check,
+    )
     if corrected.clipped:
-        out["flag"] = f"the raw corrected value {corrected.raw:.4f} fell outside [0, 1] and was clipped"
+        out.flag = f"the raw corrected value {corrected.raw:.4f} fell outside [0, 1] and was clipped"
     return out, notes
 
 
@@ -293,7 +334,7 @@ class MetricsOptions:
 
 @dataclass
 class MetricsReport:
-    document: dict[str, Any]
+    document: MetricsDocument
     warnings: list[str]
 
 
@@ -310,7 +351,7 @@ def _exact_mean(
     return acc / total
 
 
-def _interval(values: Sequence[float], options: MetricsOptions, notes: list[str]) -> dict[str, float] | None:
+def _interval(values: Sequence[float], options: MetricsOptions, notes: list[str]) -> Interval | None:
     from graderctl.stats import bootstrap_tasks_interval
 
     with warnings.catch_warnings(record=True) as caught:
@@ -322,7 +363,7 @@ def _interval(values: Sequence[float], options: MetricsOptions, notes: list[str]
         msg = str(w.message)
         if msg not in notes:
             notes.append(msg)
-    return None if ci is None else {"low": ci[0], "high": ci[1]}
+    return None if ci is None else Interval(low=ci[0], high=ci[1])
 
 
 def _num(value: float | Fraction) -> float:
@@ -446,10 +487,10 @@ def compute_metrics(results: Path, *, root: Path, options: MetricsOptions | None
 
     doc_pass: dict[str, float] = {}
     doc_pass_exact: dict[str, str] = {}
-    doc_pass_ci: dict[str, Any] = {}
+    doc_pass_ci: dict[str, Interval | None] = {}
     doc_hat: dict[str, float] = {}
     doc_hat_exact: dict[str, str] = {}
-    doc_hat_ci: dict[str, Any] = {}
+    doc_hat_ci: dict[str, Interval | None] = {}
     n_tasks = len(graded_ids)
     if weight_list is not None:
         total_w = math.fsum(weight_list)
@@ -491,61 +532,62 @@ def compute_metrics(results: Path, *, root: Path, options: MetricsOptions | None
     notes.extend(str(w.message) for w in caught)
     del outcomes, owners
 
-    success_rate = {
-        "task_weighted": {
-            "label": "task-weighted (each task counts once; = pass@1"
+    pass1_ci = doc_pass_ci["1"]
+    success_rate = SuccessRates(
+        task_weighted=TaskWeightedRate(
+            label="task-weighted (each task counts once; = pass@1"
             + (", declared weights" if weights else "")
             + ")",
-            "value": doc_pass["1"],
-            "exact": doc_pass_exact.get("1"),
-            "ci_low": (doc_pass_ci["1"] or {}).get("low"),
-            "ci_high": (doc_pass_ci["1"] or {}).get("high"),
-        },
-        "trial_weighted": {
-            "label": "trial-weighted (every graded trial counts once; tasks with more trials weigh more)",
-            "value": successes / graded,
-            "successes": successes,
-            "trials": graded,
-            "ci_low": trial_ci.ci_low,
-            "ci_high": trial_ci.ci_high,
-            "method": "cluster bootstrap over tasks",
-        },
-    }
+            value=doc_pass["1"],
+            exact=doc_pass_exact.get("1"),
+            ci_low=None if pass1_ci is None else pass1_ci.low,
+            ci_high=None if pass1_ci is None else pass1_ci.high,
+        ),
+        trial_weighted=TrialWeightedRate(
+            label="trial-weighted (every graded trial counts once; tasks with more trials weigh more)",
+            value=successes / graded,
+            successes=successes,
+            trials=graded,
+            ci_low=trial_ci.ci_low,
+            ci_high=trial_ci.ci_high,
+            method="cluster bootstrap over tasks",
+        ),
+    )
 
     # categories
-    categories: dict[str, Any] = {}
+    categories: dict[str, CategoryMetrics] = {}
     for cat, per_task_counts in sorted(scan.categories.items()):
         ok = sum(v[_OK] for v in per_task_counts.values())
         fail = sum(v[_FAIL] for v in per_task_counts.values())
         null = sum(v[_NULL] for v in per_task_counts.values())
         task_rates = [v[_OK] / (v[_OK] + v[_FAIL]) for v in per_task_counts.values() if v[_OK] + v[_FAIL]]
-        categories[cat] = {
-            "tasks": len(per_task_counts),
-            "trials": ok + fail + null,
-            "successes": ok,
-            "failures": fail,
-            "null": null,
-            "success_rate_task_weighted": statistics.fmean(task_rates) if task_rates else None,
-            "success_rate_trial_weighted": ok / (ok + fail) if ok + fail else None,
-            "ci": _interval(task_rates, options, notes) if len(task_rates) > 1 else None,
-        }
+        categories[cat] = CategoryMetrics(
+            tasks=len(per_task_counts),
+            trials=ok + fail + null,
+            successes=ok,
+            failures=fail,
+            null=null,
+            success_rate_task_weighted=statistics.fmean(task_rates) if task_rates else None,
+            success_rate_trial_weighted=ok / (ok + fail) if ok + fail else None,
+            ci=_interval(task_rates, options, notes) if len(task_rates) > 1 else None,
+        )
         if not task_rates:
             notes.append(f"category {cat!r} has no graded trial: its success rates are null")
 
     failures_by_check = {
-        check: {
-            "failed": v[_FAIL],
-            "passed": v[_OK],
-            "null": v[_NULL],
-            "graders": [
-                {"grader": s.grader, "fingerprint": s.fingerprint, "trials": s.trials}
+        check: CheckFailures(
+            failed=v[_FAIL],
+            passed=v[_OK],
+            null=v[_NULL],
+            graders=[
+                GraderUse(grader=s.grader, fingerprint=s.fingerprint, trials=s.trials)
                 for s in scan.graders.get(check, {}).values()
             ],
-        }
+        )
         for check, v in sorted(scan.checks.items())
     }
     by_stop_reason = {
-        reason: {"trials": sum(v), "successes": v[_OK], "failures": v[_FAIL], "null": v[_NULL]}
+        reason: StopReasonCounts(trials=sum(v), successes=v[_OK], failures=v[_FAIL], null=v[_NULL])
         for reason, v in sorted(scan.stop_reasons.items(), key=lambda kv: (-sum(kv[1]), kv[0]))
     }
 
@@ -560,8 +602,6 @@ def compute_metrics(results: Path, *, root: Path, options: MetricsOptions | None
     if len(rules) == 1 and isinstance(rules[0].get("require"), list):
         required = [str(c) for c in rules[0]["require"]]
 
-    correction: dict[str, Any] | None
-    corr_notes: list[str] = []
     correction, corr_notes = _correction(
         scan,
         root,
@@ -591,69 +631,67 @@ def compute_metrics(results: Path, *, root: Path, options: MetricsOptions | None
             "never taken as failures"
         )
 
-    document: dict[str, Any] = {
-        "schema_version": 1,
-        "type": "metrics",
-        "graderctl_version": __version__,
-        "results": {"path": scan.path, "lines": scan.lines},
-        "tasks": n_tasks,
-        "trials": scan.lines,
-        "graded_trials": graded,
-        "successes": successes,
-        "failures": failures,
-        "null_trials": {
-            "count": nulls,
-            "tasks_without_graded_trials": len(ungraded_tasks),
-            "by_reason": dict(sorted(scan.null_reasons.items(), key=lambda kv: -kv[1])[:_SHOWN]),
-            "note": "trials with success null are excluded from each task's n and never counted as failures",
-        },
-        "trials_per_task": {
-            "min": n_values[0],
-            "median": statistics.median(n_values),
-            "max": n_values[-1],
-            "counts": "graded trials (success true or false)",
-        },
-        "k": ks,
-        "pass_at_k": doc_pass,
-        "pass_hat_k": doc_hat,
-        "pass_at_k_exact": doc_pass_exact,
-        "pass_hat_k_exact": doc_hat_exact,
-        "pass_at_k_ci": doc_pass_ci,
-        "pass_hat_k_ci": doc_hat_ci,
-        "success_rate": success_rate,
-        "weighting": (
-            {"kind": "equal", "description": "each task weighted equally"}
-            if weights is None
-            else {
-                "kind": "declared",
-                "file": weights.path,
-                "sha256": weights.sha256,
-                "description": "tasks weighted as declared in the file; exact fractions are not reported",
-            }
+    document = MetricsDocument(
+        graderctl_version=__version__,
+        results=ResultsFile(path=scan.path, lines=scan.lines),
+        tasks=n_tasks,
+        trials=scan.lines,
+        graded_trials=graded,
+        successes=successes,
+        failures=failures,
+        null_trials=NullTrials(
+            count=nulls,
+            tasks_without_graded_trials=len(ungraded_tasks),
+            by_reason=dict(sorted(scan.null_reasons.items(), key=lambda kv: -kv[1])[:_SHOWN]),
+            note="trials with success null are excluded from each task's n and never counted as failures",
         ),
-        "interval": {
-            "confidence": options.confidence,
-            "method": "percentile bootstrap over tasks"
+        trials_per_task=TrialsPerTask(
+            min=n_values[0],
+            median=statistics.median(n_values),
+            max=n_values[-1],
+            counts="graded trials (success true or false)",
+        ),
+        k=ks,
+        pass_at_k=doc_pass,
+        pass_hat_k=doc_hat,
+        pass_at_k_exact=doc_pass_exact,
+        pass_hat_k_exact=doc_hat_exact,
+        pass_at_k_ci=doc_pass_ci,
+        pass_hat_k_ci=doc_hat_ci,
+        success_rate=success_rate,
+        weighting=(
+            Weighting(kind="equal", description="each task weighted equally")
+            if weights is None
+            else Weighting(
+                kind="declared",
+                file=weights.path,
+                sha256=weights.sha256,
+                description="tasks weighted as declared in the file; exact fractions are not reported",
+            )
+        ),
+        interval=IntervalSettings(
+            confidence=options.confidence,
+            method="percentile bootstrap over tasks"
             + (" (per-task values scaled by weight x tasks / total weight)" if weights else ""),
-            "n_boot": options.n_boot,
-            "seed": options.seed,
-        },
-        "categories": categories,
-        "failures_by_check": failures_by_check,
-        "by_stop_reason": by_stop_reason,
-        "citations": citations,
-        "cost": cost,
-        "grader_error_correction": correction,
-        "rules": rules,
-        "combined_graders": combined,
-        "untrusted": {"trials": scan.untrusted_trials, "graders": sorted(scan.untrusted_graders)},
-        "self_grading_overrides": scan.self_grading_overrides,
-        "warnings": notes,
-    }
+            n_boot=options.n_boot,
+            seed=options.seed,
+        ),
+        categories=categories,
+        failures_by_check=failures_by_check,
+        by_stop_reason=by_stop_reason,
+        citations=citations,
+        cost=cost,
+        grader_error_correction=correction,
+        rules=rules,
+        combined_graders=combined,
+        untrusted=Untrusted(trials=scan.untrusted_trials, graders=sorted(scan.untrusted_graders)),
+        self_grading_overrides=scan.self_grading_overrides,
+        warnings=notes,
+    )
     return MetricsReport(document=document, warnings=notes)
 
 
-def _citations(scan: ResultScan, notes: list[str]) -> dict[str, Any] | None:
+def _citations(scan: ResultScan, notes: list[str]) -> Citations | None:
     """Citation coverage over the trials whose lines count their claims (ALCE's citation recall, at the level
     of sentences): cited claims / (cited + uncited). ``None`` when no line counts claims."""
     counted, cited, uncited, nothing = scan.citations
@@ -667,18 +705,18 @@ def _citations(scan: ResultScan, notes: list[str]) -> dict[str, Any] | None:
             f"{nothing} trial(s) cite no source at all: their source_existence and claim_support checks fail "
             "with 'no citations found' unless the task sets requires_citations = false"
         )
-    return {
-        "trials": counted,
-        "cited_claims": cited,
-        "uncited_claims": uncited,
-        "citation_coverage": cited / total if total else None,
-        "trials_without_citations": nothing,
-        "definition": "claims that cite a source / (those + factual sentences that cite nothing), over the "
+    return Citations(
+        trials=counted,
+        cited_claims=cited,
+        uncited_claims=uncited,
+        citation_coverage=cited / total if total else None,
+        trials_without_citations=nothing,
+        definition="claims that cite a source / (those + factual sentences that cite nothing), over the "
         "trials whose result lines count them (uncited_claims, cited_claims)",
-    }
+    )
 
 
-def _cost(scan: ResultScan, successes: int, failures: int, nulls: int, notes: list[str]) -> dict[str, Any]:
+def _cost(scan: ResultScan, successes: int, failures: int, nulls: int, notes: list[str]) -> CostSummary:
     total_trials = successes + failures + nulls
     totals: dict[str, float | int | None] = {}
     for name in _COST_FIELDS:
@@ -723,20 +761,20 @@ def _cost(scan: ResultScan, successes: int, failures: int, nulls: int, notes: li
             + ", ".join(f"{name}: {known[name]} of {total_trials}" for name in partial)
             + "); totals cover those"
         )
-    return {
-        "over": "all trials: successful, failed and ungraded",
-        "trials_with_cost": known,
-        "input_tokens": totals["input_tokens"],
-        "output_tokens": totals["output_tokens"],
-        "tokens": tokens,
-        "tool_calls": totals["tool_calls"],
-        "usd": usd_total,
-        "wall_seconds": totals["wall_seconds"],
-        "successes": successes,
-        "cost_per_success": per_success,
-        "failed_share_usd": failed_share,
-        "ungraded_share_usd": null_share,
-    }
+    return CostSummary(
+        over="all trials: successful, failed and ungraded",
+        trials_with_cost=known,
+        input_tokens=totals["input_tokens"],
+        output_tokens=totals["output_tokens"],
+        tokens=tokens,
+        tool_calls=totals["tool_calls"],
+        usd=usd_total,
+        wall_seconds=totals["wall_seconds"],
+        successes=successes,
+        cost_per_success=per_success,
+        failed_share_usd=failed_share,
+        ungraded_share_usd=null_share,
+    )
 
 
 def parse_ks(text: str) -> list[int]:

@@ -39,6 +39,13 @@ from typing import Any
 
 from graderctl.errors import GraderRunError, UsageError
 from graderctl.models.calset import Sample, SampleInput
+from graderctl.models.probe import (
+    AnyProbeReport,
+    PairedProbeReport,
+    ProbesDocument,
+    SelfProbeNotApplicable,
+    SelfProbeReport,
+)
 from graderctl.plugin import Verdict
 from graderctl.probes import Transformed, pad, reformat, reorder
 from graderctl.render.probe import fmt_p as _fmt_p
@@ -67,18 +74,18 @@ _QUESTIONS = {
 class ProbeResult:
     probe: str
     set_name: str
-    document: dict[str, Any]
+    document: AnyProbeReport
     json_path: str | None = None
     md_path: str | None = None
 
     @property
     def biased(self) -> bool:
-        return bool(self.document.get("biased"))
+        return self.document.biased
 
     @property
     def outcome(self) -> str:
         """``biased``, ``no_bias``, ``inconclusive`` or ``not_applicable``."""
-        return str(self.document.get("outcome") or ("biased" if self.biased else "inconclusive"))
+        return self.document.outcome
 
 
 @dataclass
@@ -90,17 +97,13 @@ class ProbeRun:
     def biased(self) -> bool:
         return any(r.biased for r in self.results)
 
-    def to_dict(self) -> dict[str, Any]:
+    def document(self) -> AnyProbeReport | ProbesDocument:
         """One document: the probe's own when a single probe ran, else every probe's under ``probes``."""
         if len(self.results) == 1:
             return self.results[0].document
-        return {
-            "schema_version": 1,
-            "type": "probes",
-            "grader": self.grader,
-            "biased": self.biased,
-            "probes": [r.document for r in self.results],
-        }
+        return ProbesDocument(
+            grader=self.grader, biased=self.biased, probes=[r.document for r in self.results]
+        )
 
 
 # --- grading ------------------------------------------------------------------------------------------
@@ -199,13 +202,22 @@ def run_probes(
                 doc = _paired_probe(probe, g, samples, original, margin, seed)
             doc["usage"] = {k: _round(g.usage[k] - usage_before[k]) for k in g.usage}
             doc = _envelope(probe, grader, cal_set, root, margin, seed, created_at) | doc
-            result = ProbeResult(probe=probe, set_name=cal_set.name, document=doc)
+            result = ProbeResult(probe=probe, set_name=cal_set.name, document=_report(doc))
             if write:
                 _write(root, result)
             results.append(result)
         return results
     finally:
         g.close()
+
+
+def _report(doc: dict[str, Any]) -> AnyProbeReport:
+    """The report model of a probe's document (built here, section by section, in the written order)."""
+    if doc["probe"] != "self":
+        return PairedProbeReport.model_validate(doc)
+    if "judge" in doc:
+        return SelfProbeReport.model_validate(doc)
+    return SelfProbeNotApplicable.model_validate(doc)
 
 
 def _round(value: Any) -> Any:
@@ -561,14 +573,12 @@ def _write(root: Path, result: ProbeResult) -> None:
     from graderctl.store.probes import previous_probe_report, write_probe_report
 
     doc = result.document
-    json_path, md_path = probe_paths(
-        root, result.set_name, doc["grader"]["name"], doc["grader"]["version"], result.probe
-    )
+    json_path, md_path = probe_paths(root, result.set_name, doc.grader.name, doc.grader.version, result.probe)
     old = previous_probe_report(json_path, doc)
     if old is not None:  # the same findings: keep the committed report (timestamps alone are not a change)
         for key in ("graderctl_version", "created_at", "environment"):
             if key in old:
-                doc[key] = old[key]
+                setattr(doc, key, old[key])
     write_probe_report(json_path, md_path, doc, render_markdown(doc), keep_json=old is not None)
     result.json_path = _relative(json_path, root)
     result.md_path = _relative(md_path, root)

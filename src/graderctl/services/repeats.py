@@ -33,6 +33,13 @@ from typing import Any
 
 from graderctl.errors import UsageError
 from graderctl.models.calset import Sample
+from graderctl.models.repeats import (
+    FlippedInterval,
+    FlippedSample,
+    RepeatRate,
+    RepeatRates,
+    RepeatsSection,
+)
 from graderctl.plugin import Verdict
 from graderctl.runner import ProgressCallback, VerdictStore
 from graderctl.services.running import DEFAULT_RUN, RunOptions, run_inputs, start_grader, verdict_cache
@@ -98,7 +105,7 @@ def grade_repeats(
     return runs
 
 
-def summarize_repeats(samples: Sequence[Sample], runs: Sequence[Sequence[Verdict]]) -> dict[str, Any]:
+def summarize_repeats(samples: Sequence[Sample], runs: Sequence[Sequence[Verdict]]) -> RepeatsSection:
     """The report's ``repeats`` section from every repeat's verdicts (repeat 0 first)."""
     from graderctl.stats import UndefinedMetricWarning, rate_stats
 
@@ -107,7 +114,7 @@ def summarize_repeats(samples: Sequence[Sample], runs: Sequence[Sequence[Verdict
     for run in runs:
         if len(run) != len(samples):
             raise ValueError(f"a repeat has {len(run)} verdicts for {len(samples)} samples")
-    per_repeat: list[dict[str, Any]] = []
+    per_repeat: list[RepeatRates] = []
     for k, run in enumerate(runs):
         bad = [v for s, v in zip(samples, run, strict=True) if s.label == "bad" and not v.is_error]
         good = [v for s, v in zip(samples, run, strict=True) if s.label == "good" and not v.is_error]
@@ -116,14 +123,14 @@ def summarize_repeats(samples: Sequence[Sample], runs: Sequence[Sequence[Verdict
             far = rate_stats(sum(1 for v in bad if v.accepted), len(bad))
             frr = rate_stats(sum(1 for v in good if not v.accepted), len(good))
         per_repeat.append(
-            {
-                "repeat": k,
-                "false_accept_rate": far.to_dict(),
-                "false_reject_rate": frr.to_dict(),
-                "errors": sum(1 for v in run if v.is_error),
-            }
+            RepeatRates(
+                repeat=k,
+                false_accept_rate=RepeatRate.model_validate(far.to_dict()),
+                false_reject_rate=RepeatRate.model_validate(frr.to_dict()),
+                errors=sum(1 for v in run if v.is_error),
+            )
         )
-    flipped: list[dict[str, Any]] = []
+    flipped: list[FlippedSample] = []
     considered = 0
     for i, s in enumerate(samples):
         outcomes = [run[i].accepted for run in runs]
@@ -132,7 +139,9 @@ def summarize_repeats(samples: Sequence[Sample], runs: Sequence[Sequence[Verdict
             continue
         considered += 1
         if len(set(decided)) > 1:
-            flipped.append({"id": s.id, "label": s.label.value, "category": s.category, "outcomes": outcomes})
+            flipped.append(
+                FlippedSample(id=s.id, label=s.label.value, category=s.category, outcomes=outcomes)
+            )
     from graderctl.stats import wilson_interval
 
     share = flipped_share = None
@@ -147,22 +156,17 @@ def summarize_repeats(samples: Sequence[Sample], runs: Sequence[Sequence[Verdict
         outcome = "consistent"
     else:
         outcome = "inconclusive"
-    return {
-        "r": len(runs),
-        "self_consistency": flipped_share,
-        "consistent_share": share,
-        "n": considered,
-        "flipped": len(flipped),
-        "flipped_ci": None if ci is None else {"low": ci[0], "high": ci[1], "confidence": REPEATS_CONFIDENCE},
-        "margin": REPEATS_MARGIN,
-        "outcome": outcome,
-        "flipped_samples": flipped,
-        "per_repeat": per_repeat,
-    }
-
-
-def describe_repeats(section: dict[str, Any]) -> str:
-    """One line for people: how consistent the grader was."""
-    from graderctl.render._fmt import repeats_line
-
-    return repeats_line(section)
+    return RepeatsSection(
+        r=len(runs),
+        self_consistency=flipped_share,
+        consistent_share=share,
+        n=considered,
+        flipped=len(flipped),
+        flipped_ci=None
+        if ci is None
+        else FlippedInterval(low=ci[0], high=ci[1], confidence=REPEATS_CONFIDENCE),
+        margin=REPEATS_MARGIN,
+        outcome=outcome,
+        flipped_samples=flipped,
+        per_repeat=per_repeat,
+    )

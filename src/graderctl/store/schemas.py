@@ -24,6 +24,8 @@ from graderctl.models.calset import (
 from graderctl.models.comparison import ComparisonReport
 from graderctl.models.grader import GraderSpec
 from graderctl.models.imports import ImportSummary
+from graderctl.models.metrics import MetricsDocument
+from graderctl.models.probe import ProbeReport, ProbesDocument
 from graderctl.models.reports import CalibrationBatch, CalibrationCheck, CalibrationReport
 from graderctl.models.results import GradedResult, ScoreSummary, TrialsImportSummary
 from graderctl.models.review import ReviewItem, SetsAddSummary
@@ -73,6 +75,16 @@ SCHEMAS: dict[str, tuple[type[BaseModel], str]] = {
     "units": (
         UnitsDocument,
         "What each check would grade, per trial: the document `graderctl units --format json` prints.",
+    ),
+    "metrics": (MetricsDocument, "The document `graderctl metrics --format json` prints (CONTRACT.md §6)."),
+    "probe-report": (
+        ProbeReport,
+        "A probe report, reports/probes/<set>/<name>@<version>-<probe>.json, and what `graderctl probe "
+        "--format json` prints when one probe ran on one set.",
+    ),
+    "probes": (
+        ProbesDocument,
+        "What `graderctl probe --format json` prints when several probes (or sets) ran: every report.",
     ),
     "calibration-report": (
         CalibrationReport,

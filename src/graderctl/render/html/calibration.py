@@ -178,7 +178,7 @@ def calibration_section(page: Page, report: CalibrationReport, base: str, *, lev
         out.append(_cascade(page, doc.get("cascade") or {}, join(base, "cascade"), h2))
     out.append(_advice(page, report, base, h2))
     if report.repeats:
-        out.append(_repeats(page, report.repeats, join(base, "repeats"), h2))
+        out.append(_repeats(page, report.repeats.model_dump(), join(base, "repeats"), h2))
     if report.agreement:
         a = report.agreement
         ap = join(base, "agreement")
