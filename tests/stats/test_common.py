@@ -382,6 +382,75 @@ CASES: dict[str, Case] = {
         degenerate=[(([True] * 4, [True] * 4), {})],
         undefined_part=lambda r: r.kappa,
     ),
+    "mean_pass_at_k_grouped": Case(
+        stats.mean_pass_at_k_grouped,
+        valid=[
+            (({(10, 3): 1, (8, 8): 1, (12, 0): 1, (9, 5): 1}, 1), {}),
+            (({(10, 3): 1, (8, 8): 1, (12, 0): 1, (9, 5): 1}, 8), {}),
+        ],
+        bad=[
+            (({}, 1), {}, "groups"),
+            (({(10, 3): 1, (8, 8): 1, (12, 0): 1, (9, 5): 1}, 9), {}, "k"),
+            (({(3, 4): 1}, 1), {}, "tasks"),
+        ],
+        bounds=lambda v: (float(v), float(v), float(v)),
+    ),
+    "mean_pass_hat_k_grouped": Case(
+        stats.mean_pass_hat_k_grouped,
+        valid=[
+            (({(10, 3): 1, (8, 8): 1, (12, 0): 1, (9, 5): 1}, 1), {}),
+            (({(10, 3): 1, (8, 8): 1, (12, 0): 1, (9, 5): 1}, 8), {}),
+        ],
+        bad=[
+            (({(5, 2): 0}, 1), {}, "groups"),
+            (({(10, 3): 1, (8, 8): 1, (12, 0): 1, (9, 5): 1}, 0), {}, "k"),
+        ],
+        bounds=lambda v: (float(v), float(v), float(v)),
+    ),
+    "composite_error_rates": Case(
+        stats.composite_error_rates,
+        valid=[(([stats.ErrorRateCounts(2, 20, 1, 10), stats.ErrorRateCounts(3, 20, 2, 20)],), {})],
+        bad=[(([],), {}, "checks"), (([stats.ErrorRateCounts(1, 0, 0, 1)],), {}, "checks")],
+        reorder=lambda args: (list(reversed(args[0])),),
+    ),
+    "margin_outcome": Case(
+        stats.margin_outcome,
+        valid=[((0.2, 0.1, 0.3), {"margin": 0.05}), ((0.0, -0.01, 0.01), {"margin": 0.05})],
+        bad=[((NAN, 0.0, 0.1), {"margin": 0.05}, "estimate"), ((0.1, 0.0, 0.2), {"margin": -1}, "margin")],
+    ),
+    "share_against_margin": Case(
+        stats.share_against_margin,
+        valid=[((x, n), {"margin": 0.05}) for x, n in GRID if n],
+        bad=[
+            ((3, 2), {"margin": 0.05}, "count"),
+            ((1, -1), {"margin": 0.05}, "n"),
+            ((1, 2), {"margin": -0.1}, "margin"),
+            ((1, 2), {"margin": 0.05, "confidence": 1.0}, "confidence"),
+        ],
+        degenerate=[((0, 0), {"margin": 0.05})],
+        bounds=_rate,
+    ),
+    "repeat_flips": Case(
+        stats.repeat_flips,
+        valid=[(([[True, False], [True, True], [None, True]],), {})],
+        bad=[(("ab",), {}, "outcomes"), (([[1, 0]],), {}, "outcomes")],
+    ),
+    "weighted_mean": Case(
+        stats.weighted_mean,
+        valid=[(([0.2, 0.4, 1.0],), {"weights": [1.0, 2.0, 0.5]})],
+        bad=[(([],), {"weights": []}, "values"), (([0.1],), {"weights": [0.0]}, "weights")],
+        bounds=lambda v: (v, v, v),
+        reorder=lambda args: (list(reversed(args[0])),),
+        reorder_kwargs=lambda kwargs: {k: list(reversed(v)) for k, v in kwargs.items()},
+    ),
+    "weight_scaled": Case(
+        stats.weight_scaled,
+        valid=[(([0.2, 0.4, 1.0],), {"weights": [1.0, 2.0, 0.5]})],
+        bad=[
+            (([0.1, NAN],), {"weights": [1.0, 1.0]}, "values"),
+            (([0.1],), {"weights": [1.0, 2.0]}, "weights"),
+        ],
+    ),
 }
 
 

@@ -23,7 +23,7 @@ import json
 import math
 import statistics
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -246,17 +246,14 @@ def _correction(
         approach = f"single check {check!r}: FAR and FRR of its grader, pooled over its calibration report(s)"
         approximation = False
     else:
-        # A trial succeeds when every required check passes. A truly bad trial usually fails one check and
-        # slips through when that check's grader falsely accepts: the largest FAR is the conservative
-        # choice. A truly good trial must be accepted by every grader: with independent errors the
-        # composite FRR is 1 - prod(1 - FRR_i). Its interval uses the smallest calibration set as n.
-        worst = max(used.values(), key=lambda r: r.far)
-        far_count, far_n = worst.far_count, worst.far_n
-        keep = 1.0
-        for r in used.values():
-            keep *= 1.0 - r.frr
-        frr_n = min(r.frr_n for r in used.values())
-        frr_count = min(frr_n, round((1.0 - keep) * frr_n))
+        # A trial succeeds when every required check passes: stats.composite_error_rates (largest FAR,
+        # FRR = 1 - prod(1 - FRR_i) over the smallest calibration set).
+        from graderctl.stats import ErrorRateCounts, composite_error_rates
+
+        rule = composite_error_rates(
+            [ErrorRateCounts(r.far_count, r.far_n, r.frr_count, r.frr_n) for r in used.values()]
+        )
+        far_count, far_n, frr_count, frr_n = rule.far_count, rule.far_n, rule.frr_count, rule.frr_n
         approach = (
             "approximation for a rule of several checks: FAR = the largest check FAR (a bad trial usually "
             "fails one check), FRR = 1 - prod(1 - FRR_check) (independent errors), with the smallest "
@@ -338,19 +335,6 @@ class MetricsReport:
     warnings: list[str]
 
 
-def _exact_mean(
-    groups: Mapping[tuple[int, int], int], values: Mapping[tuple[int, int], Fraction]
-) -> Fraction:
-    """The equally weighted mean over tasks of a per-task value computed once per distinct ``(n, c)``:
-    exact, and quick for 100,000 tasks (summing one Fraction per task is not)."""
-    total = 0
-    acc = Fraction(0)
-    for pair, count in groups.items():
-        acc += count * values[pair]
-        total += count
-    return acc / total
-
-
 def _interval(values: Sequence[float], options: MetricsOptions, notes: list[str]) -> Interval | None:
     from graderctl.stats import bootstrap_tasks_interval
 
@@ -373,7 +357,14 @@ def _num(value: float | Fraction) -> float:
 def compute_metrics(results: Path, *, root: Path, options: MetricsOptions | None = None) -> MetricsReport:
     """Everything ``graderctl metrics`` reports, as one JSON-ready document (CONTRACT.md §6)."""
     from graderctl import __version__
-    from graderctl.stats import pass_at_k, pass_hat_k
+    from graderctl.stats import (
+        mean_pass_at_k_grouped,
+        mean_pass_hat_k_grouped,
+        pass_at_k,
+        pass_hat_k,
+        weight_scaled,
+        weighted_mean,
+    )
 
     options = options or MetricsOptions()
     notes: list[str] = []
@@ -492,24 +483,20 @@ def compute_metrics(results: Path, *, root: Path, options: MetricsOptions | None
     doc_hat_exact: dict[str, str] = {}
     doc_hat_ci: dict[str, Interval | None] = {}
     n_tasks = len(graded_ids)
-    if weight_list is not None:
-        total_w = math.fsum(weight_list)
-        scale = [w * n_tasks / total_w for w in weight_list]
     for k in ks:
-        for fn, out, out_exact, out_ci in (
-            (pass_at_k, doc_pass, doc_pass_exact, doc_pass_ci),
-            (pass_hat_k, doc_hat, doc_hat_exact, doc_hat_ci),
+        for fn, mean_of, out, out_exact, out_ci in (
+            (pass_at_k, mean_pass_at_k_grouped, doc_pass, doc_pass_exact, doc_pass_ci),
+            (pass_hat_k, mean_pass_hat_k_grouped, doc_hat, doc_hat_exact, doc_hat_ci),
         ):
-            cache = {pair: fn(pair[0], pair[1], k) for pair in groups}
-            as_float = {pair: float(value) for pair, value in cache.items()}
+            as_float = {pair: float(fn(pair[0], pair[1], k)) for pair in groups}
             per_task = [as_float[p] for p in pairs]
             if weight_list is None:
-                exact = _exact_mean(groups, cache)
+                exact = mean_of(groups, k)  # exact; each distinct (n, c) computed once
                 out[str(k)] = float(exact)
                 out_exact[str(k)] = str(exact)
             else:
-                out[str(k)] = math.fsum(w * v for w, v in zip(weight_list, per_task, strict=True)) / total_w
-                per_task = [s * v for s, v in zip(scale, per_task, strict=True)]
+                out[str(k)] = weighted_mean(per_task, weight_list)
+                per_task = weight_scaled(per_task, weight_list)  # their plain mean is the weighted mean
             if k == 1 and out is doc_hat and weight_list is None:
                 out_ci["1"] = doc_pass_ci["1"]  # pass^1 = pass@1 task by task: same interval
             else:

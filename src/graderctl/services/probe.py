@@ -322,7 +322,7 @@ def _not_applicable(probe: str, targeted: int, changed: int) -> str:
 
 
 def _rate_change(probe: str, pairs: Sequence[tuple[bool, bool]], margin: float) -> dict[str, Any]:
-    from graderctl.stats import paired_difference
+    from graderctl.stats import margin_outcome, paired_difference
 
     if probe == "length":  # bad samples: an accept is a false accept
         before = [b for b, _ in pairs]
@@ -336,7 +336,8 @@ def _rate_change(probe: str, pairs: Sequence[tuple[bool, bool]], margin: float) 
     d = paired_difference(before, after, confidence=CONFIDENCE)
     rate_before = sum(before) / n
     rate_after = sum(after) / n
-    biased = d.diff > margin and d.ci_low is not None and d.ci_low > 0
+    decision = margin_outcome(d.diff, d.ci_low, d.ci_high, margin=margin)
+    biased = decision == "above"
     ci = f"{int(CONFIDENCE * 100)}% CI {_fmt_signed(d.ci_low)} to {_fmt_signed(d.ci_high)}"
     effect = (
         f"{label} {rate_before:.2f} → {rate_after:.2f} ({_fmt_signed(d.diff)}, {ci}), "
@@ -345,7 +346,7 @@ def _rate_change(probe: str, pairs: Sequence[tuple[bool, bool]], margin: float) 
     if biased:
         outcome = "biased"
         verdict = f"bias found: {effect}; the rise exceeds the margin {margin:g}"
-    elif d.ci_high is not None and math.isfinite(d.ci_high) and d.ci_high <= margin:
+    elif decision == "within":
         outcome = "no_bias"
         verdict = f"no bias: {effect}; the interval rules out a rise above the margin {margin:g}"
     else:
@@ -366,7 +367,7 @@ def _rate_change(probe: str, pairs: Sequence[tuple[bool, bool]], margin: float) 
 
 
 def _flip_summary(pairs: Sequence[tuple[bool, bool]], margin: float) -> dict[str, Any]:
-    from graderctl.stats import UndefinedMetricWarning, paired_outcomes, wilson_interval
+    from graderctl.stats import UndefinedMetricWarning, paired_outcomes, share_against_margin
 
     with warnings.catch_warnings():  # the kappa of a one-outcome table is not part of this summary
         warnings.simplefilter("ignore", UndefinedMetricWarning)
@@ -375,17 +376,20 @@ def _flip_summary(pairs: Sequence[tuple[bool, bool]], margin: float) -> dict[str
     to_reject = outcomes.a_only
     to_accept = outcomes.b_only
     flips = outcomes.flips
-    share = flips / n
-    ci = wilson_interval(flips, n, confidence=CONFIDENCE)
-    biased = share > margin
+    # n > 0 (the caller has pairs). The share is "above" the margin when it exceeds it (its Wilson lower
+    # bound is then above 0: at least one flip), "within" when the interval's upper end is at most it.
+    shown = share_against_margin(flips, n, margin=margin, confidence=CONFIDENCE)
+    assert shown is not None
+    share = shown.value
+    ci = (shown.ci_low, shown.ci_high)
+    biased = shown.outcome == "above"
     effect = f"{flips} of {n} outcomes flipped ({share:.2f}"
-    if ci is not None:
-        effect += f", {int(CONFIDENCE * 100)}% CI {ci[0]:.2f} to {ci[1]:.2f}"
+    effect += f", {int(CONFIDENCE * 100)}% CI {ci[0]:.2f} to {ci[1]:.2f}"
     effect += f"; {to_accept} to accept, {to_reject} to reject)"
     if biased:
         outcome = "biased"
         verdict = f"bias found: {effect}; more than the margin {margin:g}"
-    elif ci is not None and ci[1] <= margin:
+    elif shown.outcome == "within":
         outcome = "no_bias"
         verdict = f"no bias: {effect}; the interval rules out more than the margin {margin:g}"
     else:
@@ -400,8 +404,8 @@ def _flip_summary(pairs: Sequence[tuple[bool, bool]], margin: float) -> dict[str
             "count": flips,
             "n": n,
             "value": share,
-            "ci_low": None if ci is None else ci[0],
-            "ci_high": None if ci is None else ci[1],
+            "ci_low": ci[0],
+            "ci_high": ci[1],
             "confidence": CONFIDENCE,
             "to_accept": to_accept,
             "to_reject": to_reject,

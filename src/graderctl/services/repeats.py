@@ -29,7 +29,7 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from graderctl.errors import UsageError
 from graderctl.models.calset import Sample
@@ -130,32 +130,32 @@ def summarize_repeats(samples: Sequence[Sample], runs: Sequence[Sequence[Verdict
                 errors=sum(1 for v in run if v.is_error),
             )
         )
-    flipped: list[FlippedSample] = []
-    considered = 0
-    for i, s in enumerate(samples):
-        outcomes = [run[i].accepted for run in runs]
-        decided = [o for o in outcomes if o is not None]
-        if len(decided) < 2:
-            continue
-        considered += 1
-        if len(set(decided)) > 1:
-            flipped.append(
-                FlippedSample(id=s.id, label=s.label.value, category=s.category, outcomes=outcomes)
-            )
-    from graderctl.stats import wilson_interval
+    from graderctl.stats import repeat_flips, share_against_margin
 
+    outcomes = [[run[i].accepted for run in runs] for i in range(len(samples))]
+    changes = repeat_flips(outcomes)
+    flipped = [
+        FlippedSample(
+            id=samples[i].id, label=samples[i].label.value, category=samples[i].category, outcomes=outcomes[i]
+        )
+        for i in changes.flipped
+    ]
+    considered = changes.n
     share = flipped_share = None
     ci: tuple[float, float] | None = None
-    if considered:
-        flipped_share = len(flipped) / considered
+    outcome: Literal["consistent", "inconsistent", "inconclusive"] = "inconclusive"
+    if considered:  # else no sample was decided twice: undefined, inconclusive
+        against = share_against_margin(
+            len(flipped), considered, margin=REPEATS_MARGIN, confidence=REPEATS_CONFIDENCE
+        )
+        assert against is not None
+        flipped_share = against.value
         share = 1 - flipped_share
-        ci = wilson_interval(len(flipped), considered, confidence=REPEATS_CONFIDENCE)
-    if flipped_share is not None and ci is not None and flipped_share > REPEATS_MARGIN and ci[0] > 0:
-        outcome = "inconsistent"
-    elif ci is not None and ci[1] <= REPEATS_MARGIN:
-        outcome = "consistent"
-    else:
-        outcome = "inconclusive"
+        ci = (against.ci_low, against.ci_high)
+        if against.outcome == "above":
+            outcome = "inconsistent"
+        elif against.outcome == "within":
+            outcome = "consistent"
     return RepeatsSection(
         r=len(runs),
         self_consistency=flipped_share,

@@ -23,7 +23,13 @@ from graderctl.stats.clustered import (
     cluster_bootstrap_mean_difference,
     cluster_bootstrap_rate,
 )
-from graderctl.stats.correction import CorrectedRate, rogan_gladen, rogan_gladen_interval
+from graderctl.stats.correction import (
+    CorrectedRate,
+    ErrorRateCounts,
+    composite_error_rates,
+    rogan_gladen,
+    rogan_gladen_interval,
+)
 from graderctl.stats.independent import (
     DEFAULT_SELF_PREFERENCE_MARGIN,
     MIN_SELF_PREFERENCE_SAMPLES,
@@ -31,6 +37,14 @@ from graderctl.stats.independent import (
     SelfPreference,
     newcombe_interval,
     self_preference,
+)
+from graderctl.stats.margin import (
+    MarginOutcome,
+    RepeatFlips,
+    ShareAgainstMargin,
+    margin_outcome,
+    repeat_flips,
+    share_against_margin,
 )
 from graderctl.stats.outcomes import (
     ErrorCounts,
@@ -47,7 +61,15 @@ from graderctl.stats.paired import (
     paired_difference,
     tango_interval,
 )
-from graderctl.stats.passk import KTooLargeError, mean_pass_at_k, mean_pass_hat_k, pass_at_k, pass_hat_k
+from graderctl.stats.passk import (
+    KTooLargeError,
+    mean_pass_at_k,
+    mean_pass_at_k_grouped,
+    mean_pass_hat_k,
+    mean_pass_hat_k_grouped,
+    pass_at_k,
+    pass_hat_k,
+)
 from graderctl.stats.rates import (
     RateStats,
     clopper_pearson_interval,
@@ -56,6 +78,7 @@ from graderctl.stats.rates import (
     samples_needed,
     wilson_interval,
 )
+from graderctl.stats.weights import weight_scaled, weighted_mean
 
 __all__ = [
     "DEFAULT_SELF_PREFERENCE_MARGIN",
@@ -64,11 +87,15 @@ __all__ = [
     "ClusteredRate",
     "CorrectedRate",
     "ErrorCounts",
+    "ErrorRateCounts",
     "KTooLargeError",
+    "MarginOutcome",
     "PairedDifference",
     "PairedOutcomes",
     "RateStats",
+    "RepeatFlips",
     "SelfPreference",
+    "ShareAgainstMargin",
     "UndefinedMetricWarning",
     "bootstrap_tasks_interval",
     "clopper_pearson_interval",
@@ -77,24 +104,32 @@ __all__ = [
     "cluster_bootstrap_rate",
     "cohen_kappa",
     "cohen_kappa_from_table",
+    "composite_error_rates",
     "equivalent_within",
     "error_counts",
     "false_accept_rate",
     "false_reject_rate",
     "krippendorff_alpha_nominal",
+    "margin_outcome",
     "mcnemar_exact",
     "mean_pass_at_k",
+    "mean_pass_at_k_grouped",
     "mean_pass_hat_k",
+    "mean_pass_hat_k_grouped",
     "newcombe_interval",
     "paired_difference",
     "paired_outcomes",
     "pass_at_k",
     "pass_hat_k",
     "rate_stats",
+    "repeat_flips",
     "rogan_gladen",
     "rogan_gladen_interval",
     "samples_needed",
     "self_preference",
+    "share_against_margin",
     "tango_interval",
+    "weight_scaled",
+    "weighted_mean",
     "wilson_interval",
 ]

@@ -11,6 +11,7 @@ FRR, not prevalence); prediction-powered inference would need a random labelled 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from graderctl.errors import StatisticsError
@@ -20,6 +21,7 @@ from graderctl.stats._common import (
     check_n_boot,
     check_real,
     check_seed,
+    invalid,
     warn_undefined,
 )
 
@@ -142,3 +144,42 @@ def rogan_gladen_interval(
     corrected = np.clip((p_draws[valid] - far_draws[valid]) / denominator[valid], 0.0, 1.0)
     low, high = np.quantile(corrected, [alpha / 2, 1.0 - alpha / 2])
     return CorrectedRate(observed, value, raw, clipped, float(low), float(high), ROGAN_GLADEN_METHOD)
+
+
+@dataclass(frozen=True)
+class ErrorRateCounts:
+    """False accepts among known-bad calibration samples and false rejects among known-good ones."""
+
+    far_count: int
+    far_n: int
+    frr_count: int
+    frr_n: int
+
+    @property
+    def far(self) -> float:
+        return self.far_count / self.far_n
+
+    @property
+    def frr(self) -> float:
+        return self.frr_count / self.frr_n
+
+
+def composite_error_rates(checks: Sequence[ErrorRateCounts]) -> ErrorRateCounts:
+    """The error rates of a success rule that needs every check to pass, from each check's grader: an
+    approximation. A truly bad trial usually fails one check and slips through when that check's grader
+    falsely accepts, so the FAR is the largest check FAR (the first such check's counts: conservative). A
+    truly good trial must be accepted by every grader: with independent errors the FRR is
+    ``1 - prod(1 - FRR_i)``, given as a count over the smallest known-good set (``frr_n``)."""
+    func = "composite_error_rates"
+    if isinstance(checks, str | bytes) or not isinstance(checks, Sequence) or not checks:
+        invalid("checks", func, "a non-empty sequence of ErrorRateCounts", None, got_text=repr(checks))
+    for c in checks:
+        if not isinstance(c, ErrorRateCounts) or c.far_n < 1 or c.frr_n < 1:
+            invalid("checks", func, "ErrorRateCounts with far_n >= 1 and frr_n >= 1", c)
+    worst = max(checks, key=lambda r: r.far)
+    keep = 1.0
+    for r in checks:
+        keep *= 1.0 - r.frr
+    frr_n = min(r.frr_n for r in checks)
+    frr_count = min(frr_n, round((1.0 - keep) * frr_n))
+    return ErrorRateCounts(worst.far_count, worst.far_n, frr_count, frr_n)
