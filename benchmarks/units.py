@@ -207,6 +207,7 @@ def main() -> None:
             f"parse: {parse_s:.2f} s wall ({n / parse_s:,.0f} reports/s), {parse_cpu:.2f} s CPU "
             f"({n / parse_cpu:,.0f} reports/s of CPU time); {claims / n:.1f} claims a report"
         )
+        parse_rate = n / parse_cpu
 
         start, cpu = time.perf_counter(), time.process_time()
         doc, _ = list_units(path, root=Path(tmp))
@@ -236,9 +237,16 @@ def main() -> None:
             f"{cli_cpu:.2f} s CPU, {cpu_rate:,.0f} reports/s of CPU time (start-up included); "
             f"{len(result.stdout) / 1e6:.0f} MB of JSON"
         )
-        for what, value in (("wall", rate), ("CPU time", cpu_rate)):
+        for what, value in (
+            ("parse only, by CPU time", parse_rate),
+            ("whole command (cli), by CPU time", cpu_rate),
+            ("whole command (cli), by wall time", rate),
+        ):
             verdict = "meets" if value >= TARGET_PER_SECOND else "MISSES"
-            print(f"  cli by {what}: {verdict} the target of {TARGET_PER_SECOND:,.0f} reports/s")
+            print(
+                f"  {what}: {value:,.0f} reports/s, {verdict} the target of "
+                f"{TARGET_PER_SECOND:,.0f} reports/s"
+            )
         print(f"machine load average while measuring: {os.getloadavg()[0]:.1f} on {os.cpu_count()} core(s)")
     print(pairs_quality())
 

@@ -35,6 +35,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable, MutableSequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 from graderctl.language.sentences import sentence_spans
 from graderctl.normalize import find_doi, normalize_url
@@ -766,6 +767,9 @@ class _Cite:
     source_id: str | None
 
 
+_start_of = attrgetter("start")
+
+
 def _html(text: str) -> str:
     """Simple HTML made into Markdown of the same length: anchors become links, ``<sup>n</sup>`` a marker,
     block tags line breaks, other tags blanks, entities their character."""
@@ -782,11 +786,17 @@ def _html(text: str) -> str:
             return _pad(f"[{digits}]" if digits and len(digits) <= 3 else inner, len(m.group()))
         return _pad(f"[{inner}]({url})", len(m.group()))
 
-    text = _HTML_SUP.sub(sup, text)
-    text = _HTML_ANCHOR.sub(anchor, text)
+    # <sup needs "sup" in any case (in a non-ASCII text ſ can stand for s), <a "<a" (a and A only), an entity
+    # "&": each substitution is run only where it can match
+    lowered = text.lower()
+    if "<sup" in lowered or not text.isascii():
+        text = _HTML_SUP.sub(sup, text)
+    if "<a" in lowered:
+        text = _HTML_ANCHOR.sub(anchor, text)
     text = _HTML_BLOCK.sub(lambda m: " " * (len(m.group()) - 1) + "\n", text)
     text = _HTML_TAG.sub(lambda m: " " * len(m.group()), text)
-    text = _HTML_ENTITY.sub(lambda m: _pad(html.unescape(m.group()), len(m.group())), text)
+    if "&" in text:
+        text = _HTML_ENTITY.sub(lambda m: _pad(html.unescape(m.group()), len(m.group())), text)
     return text
 
 
@@ -837,6 +847,7 @@ def _scan_body(work: str, sources: _Sources, link_defs: dict[str, str]) -> tuple
     )
     pos = 0
     match = _BODY.match
+    by_id = sources.by_id  # the same dict throughout (sources found here are added to it)
     for candidate in _candidates(work, numbered):
         if candidate < pos:
             continue
@@ -854,8 +865,8 @@ def _scan_body(work: str, sources: _Sources, link_defs: dict[str, str]) -> tuple
             edits.append((start, end, None))
             for n in nums:
                 key = str(n)
-                sid = key if key in sources.by_id else ("^" + key if "^" + key in sources.by_id else None)
-                cites.append(_Cite(start, end, f"[{n}]", sid))
+                sid = key if key in by_id else ("^" + key if "^" + key in by_id else None)
+                cites.append(_Cite(start, end, f"[{key}]", sid))
         elif kind == "fn":
             fid = m.group("fid")
             sid = "^" + fid if "^" + fid in sources.by_id else (fid if fid in sources.by_id else None)
@@ -1314,7 +1325,12 @@ def parse_report(text: str) -> ParsedReport:
             continue
         if attribution[idx] and idx > 0:
             continue  # its citations went to the sentence before (only the first sentence keeps them)
-        mine.sort(key=lambda c: c.start)
+        if len(mine) == 1 and not has_quotes:  # the common case of the loop below
+            only = mine[0]
+            citation = _citation(only.marker, only.source_id, None)
+            claims.append(_claim(cleaned[idx], a, max(b, only.end), (citation,)))
+            continue
+        mine.sort(key=_start_of)
         quotes = _assign_quotes(work, a, mine) if has_quotes else [None] * len(mine)
         citations: list[ParsedCitation] = []
         seen: dict[str, int] = {}

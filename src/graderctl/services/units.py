@@ -276,6 +276,10 @@ def _claim_plan(
     :func:`_citation_plan`)."""
     sources = view.sources
     units: list[tuple[str, dict[str, Any] | None, str | None]] = []
+    no_text = (
+        " (" + ("no corpus given" if corpus is None else "not in the corpus") + ", and the agent captured no "
+        "text of it)"
+    )
     for claim in view.claims:
         uid = f"claim:{claim.id}"
         if not claim.citations:
@@ -297,7 +301,7 @@ def _claim_plan(
                     continue
             else:
                 target, name = cit, f"citation #{index}"
-            doc = _corpus_document(target, corpus)
+            doc = _corpus_document(target, corpus) if corpus is not None else None
             if doc is not None:
                 if doc.id not in seen:
                     seen.add(doc.id)
@@ -310,11 +314,7 @@ def _claim_plan(
                     seen.add(key)
                     evidence.append({"text": text})
                 continue
-            unresolved.append(
-                f"{name} ("
-                + ("no corpus given" if corpus is None else "not in the corpus")
-                + ", and the agent captured no text of it)"
-            )
+            unresolved.append(name + no_text)
         if not evidence:
             units.append(
                 (uid, None, "no evidence to check the claim against: cites " + "; ".join(unresolved))
