@@ -1,0 +1,231 @@
+"""The parser's shortcuts give what the plain code gives: each one is checked against a straightforward
+reference (the code it replaced, or the pattern it avoids running) on random texts made of the pieces that
+matter to it. Seeded, a few thousand cases each, well under a second."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from graderctl.language import sentences
+from graderctl.language.sentences import ABBREVIATIONS, sentence_spans
+from graderctl.parsing import report as R
+
+
+def _texts(pieces: list[str], n: int, seed: int, longest: int = 12) -> list[str]:
+    rng = random.Random(seed)
+    return ["".join(rng.choice(pieces) for _ in range(rng.randint(0, longest))) for _ in range(n)]
+
+
+# --- sentence_spans: blanks skipped by a regex, spans pushed inline --------------------------------------
+
+
+def _reference_spans(text: str) -> list[tuple[int, int]]:
+    """The splitter as it was: the blanks after a mark stepped over one by one, every span pushed through a
+    helper."""
+
+    def push(start: int, end: int, spans: list[tuple[int, int]]) -> None:
+        while start < end and text[start].isspace():
+            start += 1
+        while end > start and text[end - 1].isspace():
+            end -= 1
+        if end > start:
+            spans.append((start, end))
+
+    spans: list[tuple[int, int]] = []
+    start, n = 0, len(text)
+    for m in sentences._SENT_END.finditer(text):
+        end = m.end()
+        if m.group() != "\n":
+            j = end
+            while j < n and text[j] in " \t\r\u00a0":
+                j += 1
+            if j < n and text[j] != "\n":
+                nxt = text[j]
+                if not (nxt.isupper() or nxt.isdigit() or nxt in "'\"‘“([" or not nxt.isalpha()):
+                    continue
+                if nxt in "-–—,;:":
+                    continue
+            if text[m.start()] == ".":
+                k = m.start()
+                w = k
+                while w > start and not text[w - 1].isspace() and text[w - 1] not in "([\"'“‘":
+                    w -= 1
+                word = text[w:k].lower()
+                if word in ABBREVIATIONS or (len(word) == 1 and word.isalpha()):
+                    continue
+                if "." in word and re.fullmatch(r"(?:[a-z]\.)+[a-z]", word):
+                    continue
+        push(start, end, spans)
+        start = end
+    push(start, n, spans)
+    return spans
+
+
+def test_sentence_spans_equal_the_plain_splitter() -> None:
+    pieces = [
+        "Sales",
+        " rose",
+        " 3.5",
+        "%",
+        ".",
+        "!",
+        "?",
+        " ",
+        "     ",
+        "\t",
+        "\r",
+        "\u00a0",
+        "\n",
+        "Dr",
+        "U.S",
+        "e.g",
+        "a",
+        "B",
+        "1",
+        "'",
+        '"',
+        "“",
+        "(",
+        ")",
+        "[",
+        "]",
+        "-",
+        ",",
+        "é",
+        "Ç",
+        "    .",
+        "\u2028",
+    ]
+    for text in _texts(pieces, 6000, seed=1, longest=30):
+        assert sentence_spans(text) == _reference_spans(text), text
+    assert sentences._GAP_RUN.pattern == "[ \\t\\r\\u00a0]*"
+
+
+# --- candidates: full stops tried only where the gem alternative can match -------------------------------
+
+
+def test_full_stops_left_out_are_those_the_citation_pattern_cannot_match() -> None:
+    pieces = [
+        "growth",
+        "2021",
+        "1999",
+        "3",
+        ".",
+        ".1",
+        ".12",
+        ".1,2",
+        " ",
+        "\n",
+        "%",
+        ")",
+        '"',
+        "”",
+        "’",
+        "A",
+        "x",
+        "[1]",
+        "¹",
+        "(",
+        "http://a.b/c",
+        "doi",
+        "10.1000/x",
+        "【2】",
+        "![i](j)",
+    ]
+    for text in _texts(pieces, 4000, seed=2, longest=16):
+        every_stop = [i for i in range(len(text) - 1) if text[i] == "." and text[i + 1].isdigit()]
+        kept = set(R._candidates(text, True))
+        for i in every_stop:
+            if R._BODY.match(text, i) is not None:
+                assert i in kept, (text, i)
+
+
+# --- marker blanks tidied in an array of code points -------------------------------------------------------
+
+
+def test_tidy_blanks_same_with_an_array_or_a_list(monkeypatch: pytest.MonkeyPatch) -> None:
+    pieces = ["Sales rose", " ", "    ", "(", ")", ".", ",", ";", "%", "x", "😀", "\n", "é"]
+    rng = random.Random(3)
+    cases = []
+    for text in _texts(pieces, 3000, seed=3, longest=20):
+        ends = sorted({rng.randint(0, len(text)) for _ in range(rng.randint(1, 4))})
+        cases.append((text, [R._Cite(max(0, e - 3), e, "[1]", "1") for e in ends]))
+    with_array = [R._tidy_blanks(text, cites) for text, cites in cases]
+    monkeypatch.setattr(R, "_UCS4", None)
+    assert [R._tidy_blanks(text, cites) for text, cites in cases] == with_array
+    assert isinstance(R._chars("x"), list)
+
+
+# --- patterns run only where they can match -------------------------------------------------------------
+
+
+def test_prechecks_never_skip_a_match() -> None:
+    pieces = [
+        "Report",
+        " ",
+        ", ",
+        "accessed",
+        "ACCESSED",
+        "Retrieved",
+        "visited",
+        "Viewed",
+        "consulted",
+        "last ",
+        "(",
+        "[",
+        "2024",
+        "3/4/21",
+        "available at",
+        "Available online",
+        "URL:",
+        "url",
+        "link",
+        "web",
+        "source",
+        "from",
+        "at",
+        "doi",
+        "DOI:",
+        "10.1000/x",
+        "https://a.b",
+        "HTTP://C.D",
+        "www.e.f",
+        "WWW.G",
+        "[t](u)",
+        "İ",
+        "ı",
+        "ſ",
+        "K",
+        "Sources",
+        "REFERENCES",
+        "## Works cited",
+        "Notes:",
+        "refs",
+        "Further Reading",
+        "Bibliography",
+        "Links",
+        "cited",
+    ]
+    words = R._ACCESSED_WORDS
+    for text in _texts(pieces, 6000, seed=4, longest=10):
+        lowered = text.lower()
+        if "](" not in text:
+            assert R._MD_LINK.search(text) is None
+        if "http" not in lowered and "www." not in lowered:
+            assert R._BARE_URL.search(text) is None
+        if "10." not in text:
+            assert R._DOI_TEXT.search(text) is None
+        if text.isascii() and not any(w in lowered for w in words):
+            assert R._ACCESSED.search(text) is None
+        one_spaced = " ".join(text.split())
+        cut = max(0, len(one_spaced) - 32)
+        assert one_spaced[:cut] + R._URL_LABEL.sub("", one_spaced[cut:]) == R._URL_LABEL.sub("", one_spaced)
+        heading = R._REF_HEADING.match(text)
+        fast = R._ref_heading(text)
+        assert (heading and (heading.span(), heading.groupdict())) == (
+            fast and (fast.span(), fast.groupdict())
+        )
+    assert all(any(k in word for k in R._HEADING_KEYS) for word in R._REF_WORDS.split("|"))
