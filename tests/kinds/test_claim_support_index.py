@@ -10,6 +10,7 @@ from graderctl.kinds import _support_features as sf
 from graderctl.kinds._support_features import features as sf_features
 from graderctl.kinds._support_features import keys as sf_keys
 from graderctl.kinds._support_features import vocab as sf_vocab
+from graderctl.language import tokens as sf_tokens
 from graderctl.language.sentences import sentence_spans
 from graderctl.language.typography import fold_typography
 
@@ -23,7 +24,7 @@ PAGE = (
 
 
 def _plain_keys(text: str) -> list[str]:
-    return [k for k in (sf.word_key(w) for w in sf_keys.TOKEN_RE.findall(text)) if k]
+    return [k for k in (sf.word_key(w) for w in sf_tokens.WORD_TOKEN_RE.findall(text)) if k]
 
 
 def _random_text(rng: random.Random) -> str:

@@ -20,3 +20,38 @@ def test_stopwords_and_negations_are_apart() -> None:
     assert {"the", "a", "said", "according"} <= T.STOPWORDS
     assert {"no", "not", "nor", "never", "without"}.isdisjoint(T.STOPWORDS)
     assert {"not", "never", "without", "can't", "fail"} <= T.NEGATIONS
+
+
+def test_the_claim_support_token_patterns() -> None:
+    text = "It's covid19 in the U.S., 3,500.5 (about 40%) - a_b it’s"
+    assert T.WORD_TOKEN_RE.findall(text) == [
+        "It's",
+        "covid19",
+        "in",
+        "the",
+        "U",
+        "S",
+        "3,500.5",
+        "about",
+        "40",
+        "a_b",
+        "it",
+        "s",
+    ]
+    assert T.tokenize(text) == [
+        "it's",
+        "covid19",
+        "in",
+        "the",
+        "u",
+        "s",
+        "3,500.5",
+        "about",
+        "40",
+        "a",
+        "b",
+        "it's",
+    ]
+    assert T.CLAUSE_TOKEN_RE.findall("Sales (in 2024), fell 5% - $3") == [
+        *("Sales", "(", "in", "2024", ")", ",", "fell", "5", "%", " - ", "$", "3"),
+    ]

@@ -207,6 +207,7 @@ class CoverageParams(BandParams, GraderKind.Params):
 # --- words ---------------------------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=131072)  # one cache lookup per token, as before the stemmer moved to the language layer
 def _stem(token: str) -> str:
     """The stem of a lower-case token: :func:`graderctl.language.stemming.stem` with ``base_forms`` (the
     possessive ``'s`` dropped, numbers and tokens with digits unchanged, irregular past forms read as their

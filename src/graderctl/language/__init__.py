@@ -7,10 +7,12 @@ library plus PyStemmer; the only I/O is reading the packaged vocabularies (``dat
 - :mod:`~graderctl.language.sentences`: the sentence splitter (:func:`sentence_spans`,
   :func:`split_sentences`).
 - :mod:`~graderctl.language.tokens`: :func:`tokenize`, :func:`content_words`, :data:`STOPWORDS`,
-  :data:`NEGATIONS`.
+  :data:`NEGATIONS`, and the token patterns of the claim_support signals.
 - :mod:`~graderctl.language.stemming`: the stemmer (:func:`stem`, Snowball, with a named option).
 - :mod:`~graderctl.language.numbers`: the number reader (:func:`extract_numbers`: "3.5 million" = 3,500,000).
 - :mod:`~graderctl.language.dates`: :func:`extract_dates`, :data:`MONTHS`.
+- :mod:`~graderctl.language.names`: the name finder (typed spans of a sentence; runs of capitalised words of
+  a short statement).
 - :mod:`~graderctl.language.quantities`: numbers with how exactly they were stated (hedges, fractions,
   precision, units), and when a report states a quantity.
 """

@@ -1,6 +1,12 @@
 """The number reader: numbers of a text with their exact value, so "3.5 million" equals "3,500,000", "40%"
 equals "40 percent" and "five" equals "5". Number words, scale words and abbreviations are in
-``data/number_words.txt``, ``data/scale_words.txt`` and ``data/scale_abbreviations.txt``."""
+``data/number_words.txt``, ``data/scale_words.txt`` and ``data/scale_abbreviations.txt``.
+
+Every number the rule kinds compare is found here. Two readings build on it, each part of what a released
+grader computes: :mod:`graderctl.language.quantities` (coverage: precision as written, hedges from
+``data/hedges.txt``, verbal fractions, case-sensitive units) and ``kinds._support_features.numbers``
+(claim_support: the kind of a figure -- year, percent, currency, unit, counted thing -- its bound, units read
+case-folded, hedges from ``data/approximators.txt``)."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ import re
 
 from graderctl.language import vocabulary
 
-__all__ = ["NEGATIONS", "STOPWORDS", "content_words", "tokenize"]
+__all__ = ["CLAUSE_TOKEN_RE", "NEGATIONS", "STOPWORDS", "WORD_TOKEN_RE", "content_words", "tokenize"]
 
 #: Function words that carry no checkable content (``data/stopwords.txt``; negations are not among them).
 STOPWORDS: frozenset[str] = vocabulary.words("stopwords")
@@ -14,6 +14,14 @@ STOPWORDS: frozenset[str] = vocabulary.words("stopwords")
 NEGATIONS: frozenset[str] = vocabulary.words("negations")
 
 _WORD = re.compile(r"\d+(?:[.,]\d+)*(?![^\W_])|[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
+
+#: Word tokens as the claim_support signals read them (case kept; callers lower-case first or after):
+#: numbers with their separators, words with internal straight apostrophes. Unlike :func:`tokenize`, ``_``
+#: is a letter, a curly apostrophe splits a word ("it’s" -> "it", "s"; the text is typography-folded first)
+#: and digits glued to letters stay one token ("covid19").
+WORD_TOKEN_RE = re.compile(r"\d+(?:[.,]\d+)*|\w+(?:'\w+)*")
+#: The same word tokens plus clause punctuation and currency/percent signs (a sentence's finer reading).
+CLAUSE_TOKEN_RE = re.compile(r"\d+(?:[.,]\d+)*|\w+(?:'\w+)*|[,;:()%$£€¥]|\s-\s")
 
 
 def tokenize(text: str) -> list[str]:

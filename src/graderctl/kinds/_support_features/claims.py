@@ -7,11 +7,12 @@ import re
 from dataclasses import dataclass
 from itertools import pairwise
 
-from graderctl.kinds._support_features.keys import CLAUSE_SPLIT_RE, ISO_DATE_RE, TOKEN_RE, word_key
+from graderctl.kinds._support_features.keys import CLAUSE_SPLIT_RE, ISO_DATE_RE, word_key
 from graderctl.kinds._support_features.numbers import Number
 from graderctl.kinds._support_features.reading import Reading, read
 from graderctl.kinds._support_features.vocab import MONTHS
 from graderctl.language.sentences import split_sentences
+from graderctl.language.tokens import WORD_TOKEN_RE
 from graderctl.language.typography import fold_typography
 
 # --- claims -------------------------------------------------------------------------------------------
@@ -99,7 +100,7 @@ def analyse_claim(text: str) -> ClaimInfo:
     names = {k for n in r.names for k in n.keys}
     clauses: list[list[str]] = []
     for part in CLAUSE_SPLIT_RE.split(text_x):
-        ks = [k for k in (word_key(w) for w in TOKEN_RE.findall(part)) if k] if part else []
+        ks = [k for k in (word_key(w) for w in WORD_TOKEN_RE.findall(part)) if k] if part else []
         if not ks:
             continue
         if clauses and (len(ks) < 2 or len(clauses[-1]) < 2):

@@ -16,7 +16,6 @@ from graderctl.kinds._support_features.keys import (
     NUMBER_WORDS_RE,
     PREFIX_KEYS,
     PREFIX_KEYS_LIMIT,
-    TOKEN_RE,
     prefix_keys_count,
     text_keys,
 )
@@ -25,6 +24,7 @@ from graderctl.kinds._support_features.reading import Reading
 from graderctl.kinds._support_features.vocab import MONTHS, NAME_JOINERS
 from graderctl.language.sentences import sentence_spans
 from graderctl.language.stemming import stem
+from graderctl.language.tokens import WORD_TOKEN_RE
 from graderctl.language.typography import fold_typography
 
 # --- evidence -----------------------------------------------------------------------------------------
@@ -90,7 +90,7 @@ class EvidenceIndex:
         if i in self._readings:
             return True
         get = KEY_CACHE.__getitem__
-        for w in TOKEN_RE.findall(self.text, *self.spans[i]):
+        for w in WORD_TOKEN_RE.findall(self.text, *self.spans[i]):
             if w[:1].isupper():
                 if get(w.lower()) == key:
                     return True

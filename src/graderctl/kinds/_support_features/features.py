@@ -11,11 +11,11 @@ from typing import Any
 
 from graderctl.kinds._support_features.claims import ClaimInfo
 from graderctl.kinds._support_features.evidence import EvidenceIndex
-from graderctl.kinds._support_features.keys import TOKEN_RE
 from graderctl.kinds._support_features.model import FEATURE_NAMES, Features, Passage
 from graderctl.kinds._support_features.numbers import Number, number_matches
 from graderctl.kinds._support_features.rules import apply_rules, rule_context
 from graderctl.kinds._support_features.vetoes import apply_vetoes
+from graderctl.language.tokens import WORD_TOKEN_RE
 
 
 def extract(claim: ClaimInfo, evidence: Sequence[EvidenceIndex], *, candidates: int = 4) -> Features:
@@ -242,7 +242,7 @@ def window_signals(
 
 
 def _char_ngrams(text: str, n: int = 4) -> set[str]:
-    t = " " + " ".join(TOKEN_RE.findall(text.lower())) + " "
+    t = " " + " ".join(WORD_TOKEN_RE.findall(text.lower())) + " "
     return {t[i : i + n] for i in range(len(t) - n + 1)}
 
 

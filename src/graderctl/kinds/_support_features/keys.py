@@ -13,13 +13,8 @@ from itertools import chain
 
 from graderctl.kinds._support_features.vocab import MONTH_ABBR, MONTHS, NEGATIONS, STOPWORDS, SYNONYMS
 from graderctl.language.stemming import stem
+from graderctl.language.tokens import WORD_TOKEN_RE
 
-#: Fast tokeniser of the evidence index (lower-cased text): numbers, and words with internal apostrophes.
-TOKEN_RE = re.compile(r"\d+(?:[.,]\d+)*|\w+(?:'\w+)*")
-#: The finer tokeniser: the same word tokens plus clause punctuation and currency/percent signs.
-RICH_TOKEN_RE = re.compile(r"\d+(?:[.,]\d+)*|\w+(?:'\w+)*|[,;:()%$£€¥]|\s-\s")
-#: Cues that contrast rather than deny ("rather than", "instead of"): they mark a sentence as negating but
-#: are not compared word by word.
 ISO_DATE_RE = re.compile(r"\b(1\d{3}|20\d{2})-(0?[1-9]|1[0-2])-(0?[1-9]|[12]\d|3[01])\b")
 DIGITS_RE = re.compile(r"\d[\d,]*(?:\.\d+)?")
 #: A number word from "two" to "ninety" or "hundred", as a whole word, case ignored: the same matches as
@@ -118,7 +113,7 @@ class _ChunkKeys(dict[str, tuple[str, ...]]):
     other, and a page is keyed with one dictionary lookup per chunk (chunks recur: "growth.", "said,")."""
 
     def __missing__(self, chunk: str) -> tuple[str, ...]:
-        keys = tuple(filter(None, map(KEY_CACHE.__getitem__, TOKEN_RE.findall(chunk))))
+        keys = tuple(filter(None, map(KEY_CACHE.__getitem__, WORD_TOKEN_RE.findall(chunk))))
         if len(self) < 1_000_000:
             self[chunk] = keys
         return keys

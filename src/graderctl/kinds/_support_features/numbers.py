@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from graderctl.kinds._support_features.keys import NUMBER_WORDS_RE, TOKEN_RE, word_key
+from graderctl.kinds._support_features.keys import NUMBER_WORDS_RE, word_key
 from graderctl.kinds._support_features.vocab import (
     APPROX,
     CURRENCY_SIGNS,
@@ -17,6 +17,7 @@ from graderctl.kinds._support_features.vocab import (
     UNITS,
 )
 from graderctl.language.numbers import extract_numbers
+from graderctl.language.tokens import WORD_TOKEN_RE
 
 _SCALE_WORDS = {
     "thousand": 1e3,
@@ -160,7 +161,7 @@ def numbers_in(text: str, *, skip_one: bool = False) -> list[Number]:
                 kind = "day"
             else:
                 unit = ""
-                for w in TOKEN_RE.findall(text, end, min(len(text), end + 40)):
+                for w in WORD_TOKEN_RE.findall(text, end, min(len(text), end + 40)):
                     k = word_key(w)
                     if k is not None:
                         unit = k

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from graderctl.kinds._support_features.keys import KEY_CACHE, RICH_TOKEN_RE, STEM_CACHE
+from graderctl.kinds._support_features.keys import KEY_CACHE, STEM_CACHE
 from graderctl.kinds._support_features.numbers import Number, has_number, numbers_in
 from graderctl.kinds._support_features.vocab import (
     CAUSAL,
@@ -23,10 +23,12 @@ from graderctl.kinds._support_features.vocab import (
     UNIVERSAL,
 )
 from graderctl.language.names import Name, find_names
+from graderctl.language.tokens import CLAUSE_TOKEN_RE
 
 #: The most words after a negation cue that it governs (a clause boundary ends it sooner).
 _SCOPE = 6
-
+#: Cues that contrast rather than deny ("rather than", "instead of"): they mark a sentence as negating but
+#: are not compared word by word.
 CONTRASTIVE = frozenset({"rather than", "instead of"})
 _CLAUSE_BREAKS = frozenset({",", ";", ":", "(", ")", " - ", "but", "while", "whereas", "although", "though"})
 # --- the finer reading of a sentence --------------------------------------------------------------------
@@ -52,7 +54,7 @@ class Reading:
     ) -> None:
         """``numbers`` when known, else read on first use (shared through ``number_cache[sentence]``)."""
         self.text = text
-        words = tuple(RICH_TOKEN_RE.findall(text))
+        words = tuple(CLAUSE_TOKEN_RE.findall(text))
         self.words: tuple[str, ...] = words
         lower = tuple(map(str.lower, words))
         self.lower: tuple[str, ...] = lower
