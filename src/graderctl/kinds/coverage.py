@@ -574,134 +574,203 @@ def _nugget_parts(nugget: str) -> _NuggetParts:
     )
 
 
-def nugget_features(nugget: str, report: ReportIndex, *, slip: float = 0.85) -> NuggetMatch:
-    """Measure how well ``report`` contains ``nugget`` (see :data:`FEATURES`)."""
-    from rapidfuzz import fuzz
+@dataclass(frozen=True)
+class _Matching:
+    """A nugget read against one report: each content stem as the report spells it, the names, alternatives,
+    weights, word pairs, coreferences and spelled-out acronyms every signal below reads."""
 
-    parts = _nugget_parts(nugget)
-    cleaned = parts.cleaned
-    content = parts.content
+    parts: _NuggetParts
+    report: ReportIndex
+    #: Each nugget stem, as the report spells it (``None``: absent).
+    resolved: dict[str, str | None]
+    #: The stems of each name of the nugget that the nugget has as content words.
+    groups: list[list[str]]
+    group_of: dict[str, list[str]]
+    alternatives: list[list[str]]
+    weights: dict[str, float]
+    total_weight: float
+    bigrams: list[tuple[str, str]]
+    coref: dict[int, list[str]]
+    #: An acronym of the nugget the report spells out ("SST": "sea surface temperature"), by sentence.
+    acronyms: dict[str, set[int]]
+
+    def hits_in(self, stems: set[str], span: range = range(0)) -> list[str]:
+        """The nugget's content stems found in ``stems`` (of the report sentences ``span``), in order."""
+        content_stems, resolved = self.parts.content_stems, self.resolved
+        direct = {s for s in content_stems if resolved[s] is not None and resolved[s] in stems}
+        for j in span:
+            direct.update(self.coref.get(j, ()))
+        for st, where in self.acronyms.items():
+            if any(j in where for j in span):
+                direct.add(st)
+        # a shorter or longer form of a name is the same name ("Ronaldo" for "Cristiano Ronaldo"); one of
+        # the alternatives of "singer/Bieber" stands for all
+        for g in itertools.chain(self.groups, self.alternatives):
+            if any(t in direct for t in g):
+                direct.update(g)
+        return [s for s in content_stems if s in direct]
+
+
+def _matching(parts: _NuggetParts, report: ReportIndex, slip: float) -> _Matching:
     content_stems = parts.content_stems
-    n_content = len(content_stems)
-    all_stems = parts.all_stems
-    nugget_negated = parts.negated
-    # each nugget stem, as the report spells it (None: absent)
     resolved = {s: _resolve_stem(s, report, slip) for s in content_stems}
-    names = parts.names
-    groups = [g for g in ([t for t in n.stems if t in resolved] for n in names) if g]
+    groups = [g for g in ([t for t in n.stems if t in resolved] for n in parts.names) if g]
     group_of = {t: g for g in groups for t in g}
     alternatives = [
         a for a in ([t for t in content_stems if t in slot] for slot in parts.alternatives) if len(a) > 1
     ]
     weights = {s: (2.0 if s in group_of else 1.0) * (1.0 + min(len(s), 10) / 10) for s in content_stems}
-    total_weight = sum(weights.values())
-    bigrams = [(resolved.get(a) or a, resolved.get(b) or b) for a, b in itertools.pairwise(all_stems)]
+    bigrams = [(resolved.get(a) or a, resolved.get(b) or b) for a, b in itertools.pairwise(parts.all_stems)]
     bigrams = [bg for bg in bigrams if not (bg[0] in language.STOPWORDS and bg[1] in language.STOPWORDS)]
     coref = _coreferences(groups, resolved, report) if groups else {}
-    # an acronym of the nugget the report spells out ("SST": "sea surface temperature"), by sentence
     acronyms: dict[str, set[int]] = {}
     for written, letters in parts.acronyms:
         st = _stem(written.lower())
         where = report.spelled_out(letters.lower()) if st in resolved and resolved[st] is None else None
         if st in resolved and resolved[st] is None and where:
             acronyms[st] = where
+    return _Matching(
+        parts,
+        report,
+        resolved,
+        groups,
+        group_of,
+        alternatives,
+        weights,
+        sum(weights.values()),
+        bigrams,
+        coref,
+        acronyms,
+    )
 
-    def hits_in(stems: set[str], span: range = range(0)) -> list[str]:
-        direct = {s for s in content_stems if resolved[s] is not None and resolved[s] in stems}
-        for j in span:
-            direct.update(coref.get(j, ()))
-        for st, where in acronyms.items():
-            if any(j in where for j in span):
-                direct.add(st)
-        # a shorter or longer form of a name is the same name ("Ronaldo" for "Cristiano Ronaldo"); one of
-        # the alternatives of "singer/Bieber" stands for all
-        for g in itertools.chain(groups, alternatives):
-            if any(t in direct for t in g):
-                direct.update(g)
-        return [s for s in content_stems if s in direct]
 
+@dataclass(frozen=True)
+class _Window:
+    """The report window that holds the nugget best: the unit, its hits, (weighted recall, recall, bigram
+    recall) and every single sentence's recall."""
+
+    unit: _Unit | None
+    hits: list[str]
+    key: tuple[float, float, float]
+    sentence_recall: dict[int, float]
+
+
+def _best_window(m: _Matching) -> _Window:
+    """The window (one or more consecutive sentences) with the best weighted recall of the nugget's content
+    words, then recall, then word-pair recall, then the shortest."""
+    n_content = len(m.parts.content_stems)
     best_unit: _Unit | None = None
     best_hits: list[str] = []
     best = (-1.0, -1.0, -1.0)
     sentence_recall: dict[int, float] = {}
-    for unit in report.units:
-        hits = hits_in(unit.stems, unit.span)
+    for unit in m.report.units:
+        hits = m.hits_in(unit.stems, unit.span)
         recall = len(hits) / n_content if n_content else 0.0
         if len(unit.span) == 1:
             sentence_recall[unit.span[0]] = recall
-        wrecall = sum(weights[s] for s in hits) / total_weight if n_content else 0.0
-        brecall = sum(1 for bg in bigrams if bg in unit.bigrams) / len(bigrams) if bigrams else 0.0
+        wrecall = sum(m.weights[s] for s in hits) / m.total_weight if n_content else 0.0
+        brecall = sum(1 for bg in m.bigrams if bg in unit.bigrams) / len(m.bigrams) if m.bigrams else 0.0
         key = (wrecall, recall, brecall - len(unit.text) / 1e6)
         if key > best:
             best, best_unit, best_hits = key, unit, hits
-    w_window, r_window, b_window = (max(0.0, best[0]), max(0.0, best[1]), max(0.0, best[2]))
-    unit_text = best_unit.text if best_unit else ""
-    unit_stems = best_unit.stems if best_unit else set()
-    unit_negated = best_unit.negated if best_unit else False
-    report_hits = set(hits_in(report.stems, range(len(report.sentences)) if acronyms else range(0)))
-    hit_set = set(best_hits)
+    return _Window(best_unit, best_hits, best, sentence_recall)
 
-    # names: one is there when its last word is (a shorter form: "Ronaldo" for "Cristiano Ronaldo") or all of
-    # it is ("Amanda Mulls" is not "Amanda Oleander"); an alternative that is there stands for the others
-    in_report = {s_ for s_ in content_stems if resolved[s_] is not None or s_ in acronyms}
-    for alt in alternatives:
+
+def _missing_names(m: _Matching) -> list[str]:
+    """Names of the nugget of which no form is in the report: one is there when its last word is (a shorter
+    form: "Ronaldo" for "Cristiano Ronaldo") or all of it is ("Amanda Mulls" is not "Amanda Oleander"); an
+    alternative that is there stands for the others."""
+    in_report = {s_ for s_ in m.parts.content_stems if m.resolved[s_] is not None or s_ in m.acronyms}
+    for alt in m.alternatives:
         if any(t in in_report for t in alt):
             in_report.update(alt)
-    missing_names = [
+    return [
         " ".join(n.words)
-        for n, g in ((n, [t for t in n.stems if t in resolved]) for n in names)
+        for n, g in ((n, [t for t in n.stems if t in m.resolved]) for n in m.parts.names)
         if g and not (g[-1] in in_report or all(t in in_report for t in g))
     ]
 
-    # numbers: stated in the best passage or a sentence matching nearly as well (see _quantities)
-    quantities = parts.quantities
-    present_numbers: list[bool] = []
-    passage_numbers: list[str] = []
-    if quantities:
-        nugget_stem_set = set(all_stems)
-        linked_cache: dict[int, bool] = {}
 
-        def linked(i: int) -> bool:
-            if i not in linked_cache:
-                linked_cache[i] = complement_linked(nugget_stem_set, report.sentence_stems[i], _stem)
-            return linked_cache[i]
+def _number_signal(m: _Matching, window: _Window, r_window: float) -> tuple[list[bool], list[str]]:
+    """Whether each quantity of the nugget is stated in the best passage or a sentence matching nearly as
+    well (see :mod:`graderctl.language.quantities`), and the numbers of the best passage."""
+    quantities, report, best_unit = m.parts.quantities, m.report, window.unit
+    if not quantities:
+        return [], []
+    nugget_stem_set = set(m.parts.all_stems)
+    linked_cache: dict[int, bool] = {}
 
-        if best_unit is None or not n_content:
-            scope = list(range(len(report.sentences)))
-        else:
-            floor = r_window - NUMBER_SCOPE_MARGIN
-            scope = sorted(set(best_unit.span) | {i for i, r in sentence_recall.items() if r >= floor})
-        present_numbers = [quantity_present(q, report.quantities, scope, linked) for q in quantities]
-        if best_unit is not None:
-            passage_numbers = [p.text for i in best_unit.span for p in report.quantities.quantities(i)]
-    missing_numbers = [q.text for q, ok in zip(quantities, present_numbers, strict=True) if not ok]
+    def linked(i: int) -> bool:
+        if i not in linked_cache:
+            linked_cache[i] = complement_linked(nugget_stem_set, report.sentence_stems[i], _stem)
+        return linked_cache[i]
 
-    contradictions = (
-        _contradictions(all_stems, unit_stems)
-        if best_unit is not None and unit_negated == nugget_negated
-        else []
-    )
+    if best_unit is None or not m.parts.content_stems:
+        scope = list(range(len(report.sentences)))
+    else:
+        floor = r_window - NUMBER_SCOPE_MARGIN
+        scope = sorted(set(best_unit.span) | {i for i, r in window.sentence_recall.items() if r >= floor})
+    present = [quantity_present(q, report.quantities, scope, linked) for q in quantities]
+    passage = [p.text for i in best_unit.span for p in report.quantities.quantities(i)] if best_unit else []
+    return present, passage
 
-    # word order and compactness of the nugget's words in the passage
+
+def _opposite_wording(m: _Matching, window: _Window) -> list[tuple[str, str]]:
+    """``contradiction``: (nugget word, opposite) pairs of the best passage, when it and the nugget agree on
+    negation (see :func:`_contradictions`)."""
+    if window.unit is None or window.unit.negated != m.parts.negated:
+        return []
+    return _contradictions(m.parts.all_stems, window.unit.stems)
+
+
+def _order_signals(m: _Matching, window: _Window) -> tuple[float, float, float]:
+    """Word order and compactness of the nugget's words in the best passage: (share of consecutive hits in
+    order, spread of the hits, log gap between the subject and the predicate word; 3.0 when unknown)."""
+    resolved, content_stems = m.resolved, m.parts.content_stems
     positions: dict[str, int] = {}
-    for pos, st in enumerate(best_unit.sequence if best_unit else []):
+    for pos, st in enumerate(window.unit.sequence if window.unit else []):
         positions.setdefault(st, pos)
-    found = [positions[r] for r in (resolved[s_] for s_ in best_hits) if r is not None and r in positions]
+    found = [positions[r] for r in (resolved[s_] for s_ in window.hits) if r is not None and r in positions]
     if len(found) >= 2:
         in_order = sum(1 for a, b in itertools.pairwise(found) if b > a) / (len(found) - 1)
         spread = (max(found) - min(found) + 1) / len(found)
     else:
         in_order, spread = 1.0, 1.0
+    hit_set = set(window.hits)
     subject = content_stems[0] if content_stems else None
-    predicate = next((s for s in content_stems if s not in group_of), None)
+    predicate = next((s for s in content_stems if s not in m.group_of), None)
     gap = 3.0
     if subject is not None and predicate is not None and subject in hit_set and predicate in hit_set:
         a_, b_ = positions.get(resolved[subject] or ""), positions.get(resolved[predicate] or "")
         if a_ is not None and b_ is not None:
             gap = math.log1p(abs(b_ - a_))
-    nonname = [s_ for s_ in content_stems if s_ not in group_of]
+    return in_order, spread, gap
+
+
+def nugget_features(nugget: str, report: ReportIndex, *, slip: float = 0.85) -> NuggetMatch:
+    """Measure how well ``report`` contains ``nugget`` (see :data:`FEATURES`)."""
+    from rapidfuzz import fuzz
+
+    parts = _nugget_parts(nugget)
+    content_stems = parts.content_stems
+    n_content = len(content_stems)
+    m = _matching(parts, report, slip)
+    window = _best_window(m)
+    w_window, r_window, b_window = (max(0.0, window.key[0]), max(0.0, window.key[1]), max(0.0, window.key[2]))
+    unit_text = window.unit.text if window.unit else ""
+    unit_negated = window.unit.negated if window.unit else False
+    report_hits = set(m.hits_in(report.stems, range(len(report.sentences)) if m.acronyms else range(0)))
+    hit_set = set(window.hits)
+    missing_names = _missing_names(m)
+    present_numbers, passage_numbers = _number_signal(m, window, r_window)
+    missing_numbers = [q.text for q, ok in zip(parts.quantities, present_numbers, strict=True) if not ok]
+    contradictions = _opposite_wording(m, window)
+    in_order, spread, gap = _order_signals(m, window)
+    subject = content_stems[0] if content_stems else None
+    predicate = next((s for s in content_stems if s not in m.group_of), None)
+    nonname = [s_ for s_ in content_stems if s_ not in m.group_of]
     missing_stems = [s for s in content_stems if s not in hit_set]
-    lower = cleaned.lower()
+    groups = m.groups
     features = {
         "content_recall_window": r_window,
         "content_recall_report": len(report_hits) / n_content if n_content else 0.0,
@@ -720,16 +789,18 @@ def nugget_features(nugget: str, report: ReportIndex, *, slip: float = 0.85) -> 
             sum(1 for s_ in nonname if s_ in report_hits) / len(nonname) if nonname else 1.0
         ),
         "number_recall": sum(present_numbers) / len(present_numbers) if present_numbers else 1.0,
-        "negation_mismatch": 1.0 if nugget_negated != unit_negated else 0.0,
+        "negation_mismatch": 1.0 if parts.negated != unit_negated else 0.0,
         "contradiction": 1.0 if contradictions else 0.0,
-        "char_similarity": fuzz.partial_ratio(lower, unit_text.lower()) / 100 if unit_text else 0.0,
+        "char_similarity": fuzz.partial_ratio(parts.cleaned.lower(), unit_text.lower()) / 100
+        if unit_text
+        else 0.0,
         "order_agreement": in_order,
         "spread": math.log(spread),
         "nugget_length": math.log1p(n_content),
         "report_length": math.log1p(len(report.stems)),
-        "support_sentences": math.log1p(sum(1 for r in sentence_recall.values() if r >= 0.5)),
+        "support_sentences": math.log1p(sum(1 for r in window.sentence_recall.values() if r >= 0.5)),
     }
-    missing_terms = [t for t in content if _stem(t) not in hit_set]
+    missing_terms = [t for t in parts.content if _stem(t) not in hit_set]
     return NuggetMatch(
         features,
         unit_text,
