@@ -1,6 +1,6 @@
 """Content keys of words: the Snowball stem of a token, canonicalised through the synonym groups, or nothing
-for a function word, a negation or a number; and the tokenisers of the evidence index and of a sentence's
-finer reading.
+for a function word, a negation or a number (tokens from :data:`graderctl.language.tokens.WORD_TOKEN_RE`);
+and the patterns the readings share (ISO dates, digit runs, number words, clause splits).
 
 The caches here only remember what a pure function gave (a word's key, a chunk's keys, which keys share their
 first letters): they never change a result, only how fast it comes."""
