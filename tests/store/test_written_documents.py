@@ -181,3 +181,40 @@ def test_the_check_can_fail() -> None:
         "passed": True, "grader": "g@1", "fingerprint": "sha256:0", "units": 1, "surprise": 1}}}  # fmt: skip
     with pytest.raises(AssertionError, match=r"undeclared.*/checks/coverage/surprise"):
         check("graded-result", [line])
+
+
+def test_the_partial_files_of_an_interrupted_run(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``RESULTS.partial`` and the review file's ``.partial``, as Ctrl-C leaves them, hold result lines and
+    review items of the shipped schemas; ``--resume`` then finishes the same documents."""
+    from graderctl.errors import ExitCode
+    from graderctl.services import score as score_service
+    from graderctl.store.results import partial_path
+
+    real = score_service._grade_chunk
+    calls: list[int] = []
+
+    def interrupted(chunk: Any, *args: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(chunk, *args)
+
+    monkeypatch.setattr(score_service, "_grade_chunk", interrupted)
+    monkeypatch.setattr(score_service, "CHUNK_TRIALS", 4)
+    out, review = tmp_path / "r.jsonl", tmp_path / "review.jsonl"
+    args = ["score", str(RESEARCH), "-o", str(out), "--grader", "claim-support@2", "--allow-untrusted"]
+    code = _state.run(app, ["--root", str(REPO), *args, "--review", str(review)])
+    assert code == ExitCode.INTERRUPTED, capsys.readouterr().err
+    capsys.readouterr()
+    partial = jsonl(partial_path(out))
+    assert len(partial) == 8
+    check("graded-result", partial)
+    check("review-item", jsonl(partial_path(review)))
+    monkeypatch.setattr(score_service, "_grade_chunk", real)
+    summary = run(capsys, *args, "--review", str(review), "--resume", "--format", "json")
+    assert (summary["resumed"], summary["trials"]) == (8, 25)
+    check("score-summary", [summary])
+    check("graded-result", jsonl(out))
+    check("review-item", jsonl(review))
