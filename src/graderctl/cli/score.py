@@ -223,4 +223,4 @@ def score(
     show_notes(outcome.notes)
     from graderctl.render.score import render_score_summary
 
-    typer.echo(render_score_summary(outcome.model_dump(mode="json")), nl=False)
+    typer.echo(render_score_summary(outcome), nl=False)

@@ -16,6 +16,7 @@ from graderctl.cli import _state
 from graderctl.cli._options import Format
 
 if TYPE_CHECKING:
+    from graderctl.models.results import TrialsImportSummary
     from graderctl.services.trials_import import ImportOptions
 
 app = typer.Typer(help="Agent-trial tools (import what harnesses write).", no_args_is_help=True)
@@ -78,14 +79,14 @@ def _check_outputs(options: ImportOptions, inputs: list[tuple[str, Path]], price
     )
 
 
-def _show(summary: dict[str, Any], fmt: Format) -> None:
+def _show(summary: TrialsImportSummary, fmt: Format) -> None:
     if fmt is Format.json:
-        typer.echo(json.dumps(summary, indent=2, ensure_ascii=False))
+        typer.echo(json.dumps(summary.model_dump(mode="json"), indent=2, ensure_ascii=False))
         return
     from graderctl.render.imports import render_trials_import, render_trials_next
 
     typer.echo(render_trials_import(summary), nl=False)
-    for note in summary["notes"]:
+    for note in summary.notes:
         _state.err(f"note: {note}")
     typer.echo(render_trials_next(summary), nl=False)
 
@@ -137,7 +138,7 @@ def import_inspect(
     )
     _check_outputs(options, [("a log", log) for log in logs], prices_file)
     outcome = run_import(logs, options, root=_state.root())
-    _show(outcome.model_dump(mode="json"), fmt)
+    _show(outcome, fmt)
 
 
 @import_app.command("jsonl")
@@ -173,4 +174,4 @@ def import_jsonl(
     )
     _check_outputs(options, [("FILE", file)], prices_file)
     outcome = run_import(file, options, root=_state.root())
-    _show(outcome.model_dump(mode="json"), fmt)
+    _show(outcome, fmt)

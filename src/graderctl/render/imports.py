@@ -3,10 +3,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from graderctl.models.imports import ImportSummary
+from graderctl.models.results import TrialsImportSummary
 from graderctl.models.review import SetsAddSummary
 
 
@@ -31,33 +29,33 @@ def render_set_add(summary: SetsAddSummary, *, dry_run: bool) -> str:
     )
 
 
-def render_trials_import(summary: Mapping[str, Any]) -> str:
-    epochs = summary["epochs"]
+def render_trials_import(summary: TrialsImportSummary) -> str:
+    epochs = summary.epochs
     out = [
-        f"wrote {summary['output']}: {summary['trials']} trial(s) of {summary['tasks']} task(s)"
+        f"wrote {summary.output}: {summary.trials} trial(s) of {summary.tasks} task(s)"
         + (f", epochs {epochs[0]}-{epochs[-1]}" if len(epochs) > 1 else "")
-        + (f", generator {', '.join(summary['generators'])}" if summary["generators"] else "")
+        + (f", generator {', '.join(summary.generators)}" if summary.generators else "")
     ]
-    cost = summary["cost"]
-    usd = "unknown" if cost["usd"] is None else f"${cost['usd']:.4f}"
-    out.append(f"  tokens: {cost['input_tokens']} in, {cost['output_tokens']} out; cost {usd}")
-    if summary["corpus_output"] is not None:
-        out.append(f"  wrote {summary['corpus_output']}: {summary['documents']} page(s) the agents read")
-    results = summary["results"]
+    cost = summary.cost
+    usd = "unknown" if cost.usd is None else f"${cost.usd:.4f}"
+    out.append(f"  tokens: {cost.input_tokens} in, {cost.output_tokens} out; cost {usd}")
+    if summary.corpus_output is not None:
+        out.append(f"  wrote {summary.corpus_output}: {summary.documents} page(s) the agents read")
+    results = summary.results
     if results is not None:
         out.append(
-            f"  wrote {summary['results_output']}: success from {results['scorer'] or 'the mapped field'}: "
-            f"{results['successes']} succeeded, {results['failures']} failed, {results['null']} not scored"
+            f"  wrote {summary.results_output}: success from {results.scorer or 'the mapped field'}: "
+            f"{results.successes} succeeded, {results.failures} failed, {results.null} not scored"
         )
     return "\n".join(out) + "\n"
 
 
-def render_trials_next(summary: Mapping[str, Any]) -> str:
+def render_trials_next(summary: TrialsImportSummary) -> str:
     """The next steps after ``trials import`` (printed after its notes)."""
-    next_steps = f"Next: graderctl score {summary['output']} --output results.jsonl"
-    if summary["corpus_output"] is not None:
-        next_steps += f" --corpus {summary['corpus_output']}"
+    next_steps = f"Next: graderctl score {summary.output} --output results.jsonl"
+    if summary.corpus_output is not None:
+        next_steps += f" --corpus {summary.corpus_output}"
     out = [next_steps]
-    if summary["results"] is not None:
-        out.append(f"      graderctl metrics {summary['results_output']}   (the harness's own success)")
+    if summary.results is not None:
+        out.append(f"      graderctl metrics {summary.results_output}   (the harness's own success)")
     return "\n".join(out) + "\n"
