@@ -12,6 +12,9 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 DATA = Path(__file__).resolve().parent / "data"
 
+#: A test skipped without a reason fails (tests/support/skip_reasons.py).
+pytest_plugins = ["tests.support.skip_reasons"]
+
 
 def oracle_path(name: str) -> Path:
     """A published statistics table: ../shared/oracles/NAME when present, else the copy in tests/data/oracles

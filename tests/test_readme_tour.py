@@ -212,7 +212,7 @@ def test_readme_marks_every_shell_block_and_states_exit_codes() -> None:
     assert any(t.startswith("graderctl validate --update-lock") for t in texts[:first_compare])
     assert any(c.expected == 1 and c.text.startswith("graderctl compare claim-support@1 claim-support@2")
                for c in commands)  # fmt: skip
-    assert "--root" in README.read_text(encoding="utf-8")
+    assert "--root PROJECT" in README.read_text(encoding="utf-8")
 
 
 def test_readme_tour_runs_as_written(tmp_path: Path) -> None:

@@ -251,7 +251,7 @@ def build_trial(
 README_HEAD = """\
 # Example: grading a research agent's trials
 
-A small, self-contained example of agent trials for `graderctl score` (CONTRACT.md §4): 5 research tasks, 5
+A small, self-contained example of agent trials for `graderctl score` (format: `graderctl schema trial`): 5 research tasks, 5
 trials each (25 in all), and the 20 source pages they cite. Everything here is invented for the example: the
 documents, figures, companies, people and studies do not exist, even where a site or URL pattern looks
 familiar.
@@ -260,12 +260,12 @@ familiar.
 .venv/bin/graderctl validate --as corpus examples/research-agent/corpus.jsonl
 .venv/bin/graderctl validate --as trials examples/research-agent/trials.jsonl
 .venv/bin/graderctl score examples/research-agent/trials.jsonl \\
-    --corpus examples/research-agent/corpus.jsonl --output /tmp/research-agent.results.jsonl
+    --corpus examples/research-agent/corpus.jsonl --output /tmp/research-agent.results.jsonl --allow-untrusted
 .venv/bin/graderctl metrics /tmp/research-agent.results.jsonl --k 1,2,3
 ```
 
-(`score` grades only with graders that are trusted, i.e. calibrated on the project's sets; see its
-`--help`.)
+(`score` grades only with graders trusted on the project's sets and refuses the others, exit 5;
+`--allow-untrusted` scores with them anyway and marks every result they touch. See its `--help`.)
 
 Each trial's report has several paragraphs, 3–6 claims (the two partial reports have fewer), a numbered source
 list, and claims that cite those sources, usually with a quote. Sources are written the way agents write

@@ -217,8 +217,9 @@ def default_graders(root: Path) -> list[LoadedGrader]:
         )
     if not by_check:
         raise UsageError(
-            f"no grader to score with: {display_path(root / 'graders', root)} has no definition; add one or "
-            "pass --grader REF"
+            f"no grader to score with: the project at {root} has no definition in graders/; add one, pass "
+            "--grader REF, or point at another project with `graderctl --root PROJECT ...` "
+            "(or $GRADERCTL_ROOT)"
         )
     return [by_check[c][0] for c in CHECK_ORDER if c in by_check]
 

@@ -1071,7 +1071,8 @@ def find_set(name_or_path: str, root: Path) -> LoadedSet:
                 message=f"unknown calibration set {name_or_path!r}",
                 expected="one of: " + (", ".join(known) or "no sets found"),
                 got=repr(name_or_path),
-                fix="give a set name from `graderctl list` or a path to a set folder",
+                fix="give a set name from `graderctl list` or a path to a set folder, or point at another "
+                "project with `graderctl --root PROJECT ...` (or $GRADERCTL_ROOT)",
             )
         ],
     )

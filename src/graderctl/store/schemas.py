@@ -42,26 +42,26 @@ REGENERATE = "graderctl schema --write"
 
 #: Schema name -> (model, what it describes). The file is ``<name>.schema.json``.
 SCHEMAS: dict[str, tuple[type[BaseModel], str]] = {
-    "grader": (GraderSpec, "A grader definition, graders/<name>/v<N>.toml (CONTRACT.md §2)."),
-    "set-manifest": (SetManifest, "A calibration set's manifest.toml (CONTRACT.md §3)."),
+    "grader": (GraderSpec, "A grader definition, graders/<name>/v<N>.toml."),
+    "set-manifest": (SetManifest, "A calibration set's manifest.toml."),
     "sample-source_existence": (
         SourceExistenceSample,
-        "One line of samples.jsonl in a source_existence calibration set (CONTRACT.md §3).",
+        "One line of samples.jsonl in a source_existence calibration set.",
     ),
     "sample-claim_support": (
         ClaimSupportSample,
-        "One line of samples.jsonl in a claim_support calibration set (CONTRACT.md §3).",
+        "One line of samples.jsonl in a claim_support calibration set.",
     ),
     "sample-coverage": (
         CoverageSample,
-        "One line of samples.jsonl in a coverage calibration set (CONTRACT.md §3).",
+        "One line of samples.jsonl in a coverage calibration set.",
     ),
-    "corpus-document": (CorpusDocument, "One line of a calibration set's corpus.jsonl (CONTRACT.md §3)."),
-    "trial": (Trial, "One line of an agent-trials file, the input of `graderctl score` (CONTRACT.md §4)."),
+    "corpus-document": (CorpusDocument, "One line of a calibration set's corpus.jsonl."),
+    "trial": (Trial, "One line of an agent-trials file, the input of `graderctl score`."),
     "graded-result": (
         GradedResult,
         "One line of a graded-results file (and of RESULTS.partial while `score` runs), the output of "
-        "`score` and `trials import --results-output`, the input of `metrics` (CONTRACT.md §5).",
+        "`score` and `trials import --results-output`, the input of `metrics`.",
     ),
     "score-summary": (
         ScoreSummary,
@@ -88,7 +88,7 @@ SCHEMAS: dict[str, tuple[type[BaseModel], str]] = {
     ),
     "calibration-report": (
         CalibrationReport,
-        "The JSON calibration report written by `graderctl calibrate` (CONTRACT.md §6).",
+        "The JSON calibration report written by `graderctl calibrate`.",
     ),
     "calibration-batch": (
         CalibrationBatch,
@@ -111,8 +111,7 @@ SCHEMAS: dict[str, tuple[type[BaseModel], str]] = {
     ),
     "comparison-report": (
         ComparisonReport,
-        "The JSON comparison report written by `graderctl compare` (CONTRACT.md §6), "
-        "reports/comparisons/<old>--<new>.json.",
+        "The JSON comparison report written by `graderctl compare`, reports/comparisons/<old>--<new>.json.",
     ),
     "tune-result": (
         TuneResult,
