@@ -211,6 +211,13 @@ EVASIVE_SPELLINGS = [
     "openrouter\\openai\\gpt-4o",
     "OpenAI: gpt-4o",
     "openai / gpt-4o",
+    "gpt\u30fc4o",  # KATAKANA-HIRAGANA PROLONGED SOUND MARK
+    "gpt\uff704o",  # its half-width form
+    "gpt\u25004o",  # BOX DRAWINGS LIGHT HORIZONTAL
+    "gpt--4o",  # a run of hyphens
+    "gpt_-_4o",
+    "gpt-4o@2024",  # a version after '@'
+    "gpt-4o@latest",
 ]
 
 

@@ -42,8 +42,10 @@ _SPACES = re.compile(r"\s+")
 #: Hyphens, dashes and minus signs that look like ``-`` (NFKC leaves most of them alone), and ``_``.
 _DASHES = re.compile(
     r"[\u002d\u005f\u00ad\u058a\u05be\u1400\u1806\u2010-\u2015\u2043\u2212\u2e17\u2e1a"
-    r"\u2e3a\u2e3b\u2e40\u301c\u3030\u30a0\ufe31\ufe32\ufe58\ufe63\uff0d\u02d7\u2796]"
+    r"\u2e3a\u2e3b\u2e40\u301c\u3030\u30a0\u30fc\uff70\ufe31\ufe32\ufe58\ufe63\uff0d\u02d7\u2796"
+    r"\u2500\u2501\u23af]"
 )
+_DASH_RUNS = re.compile(r"-{2,}")
 #: Cyrillic and Greek letters that look like Latin ones (lower case; the text is case-folded first).
 # fmt: off
 _CONFUSABLES = str.maketrans(
@@ -78,15 +80,16 @@ _SEPARATORS = re.compile(r"[/\\|]")
 
 def clean_model_text(model: str) -> str:
     """The characters of a model name as plain lower-case ASCII-like text: NFKC, case-folded, look-alike
-    letters and dashes replaced, ``_`` and whitespace as ``-``, invisible characters (zero-width spaces and
-    joiners, soft hyphens, direction marks, other format and control characters) removed."""
+    letters and dashes replaced, ``_`` and whitespace as ``-`` (a run of them as one), invisible characters
+    (zero-width spaces and joiners, soft hyphens, direction marks, other format and control characters)
+    removed."""
     # NFKD splits accents off their letters (and full-width forms into plain ones); the marks and every
     # invisible character go, then NFKC puts back what remains.
     text = unicodedata.normalize("NFKD", model)
     text = "".join(ch for ch in text if ch in " \t" or unicodedata.category(ch) not in _INVISIBLE)
     text = unicodedata.normalize("NFKC", text).casefold().translate(_CONFUSABLES)
     text = _DASHES.sub("-", text)
-    return _SPACES.sub("-", text.strip())
+    return _DASH_RUNS.sub("-", _SPACES.sub("-", text.strip()))
 
 
 def _strip_provider(text: str) -> str:
@@ -112,8 +115,10 @@ def normalize_model_id(model: str) -> str:
     # Fine-tuned OpenAI models name their base: ft:gpt-4o-mini-2024-07-18:org::id.
     if text.startswith("ft:"):
         text = text[3:]
-    # Gateway tags (':free', ':beta', ollama ':8b', Bedrock ':0').
+    # Gateway tags (':free', ':beta', ollama ':8b', Bedrock ':0') and versions after '@' (Vertex AI's
+    # claude-3-5-sonnet@20240620, gpt-4o@2024).
     text = text.split(":", 1)[0]
+    text = text.split("@", 1)[0] or text
     text = _VENDOR_DOT_PREFIX.sub("", text)
     text = text.strip("-.")
     changed = True

@@ -39,13 +39,28 @@ def _mode_for(path: Path) -> int:
         return 0o666 & ~current_umask()
 
 
+def _name_the_target(exc: BaseException, tmp: str | None, path: Path) -> None:
+    """An error about the temporary file names the file the user asked for (the temporary is ours)."""
+    if isinstance(exc, OSError) and exc.filename is not None and (tmp is None or exc.filename == tmp):
+        exc.filename = str(path)
+        exc.filename2 = None
+
+
+def _mkstemp(path: Path) -> tuple[int, str]:
+    try:
+        return tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        _name_the_target(exc, None, path)
+        raise
+
+
 @contextlib.contextmanager
 def atomic_writer(path: Path, *, encoding: str = "utf-8") -> Iterator[IO[str]]:
     """Write to a temporary file beside ``path``; on success, rename it over ``path``. On any error (or
     Ctrl-C) the temporary file is removed and ``path`` is left as it was."""
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = _mode_for(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = _mkstemp(path)
     try:
         os.fchmod(fd, mode)
         with os.fdopen(fd, "w", encoding=encoding, newline="\n") as fh:
@@ -53,9 +68,10 @@ def atomic_writer(path: Path, *, encoding: str = "utf-8") -> Iterator[IO[str]]:
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
+        _name_the_target(exc, tmp, path)
         raise
 
 
@@ -73,7 +89,7 @@ def atomic_write_many(files: Mapping[Path, str | Iterable[str]]) -> None:
         for path, text in files.items():
             path.parent.mkdir(parents=True, exist_ok=True)
             mode = _mode_for(path)
-            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+            fd, tmp = _mkstemp(path)
             staged.append((tmp, path))
             os.fchmod(fd, mode)
             with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
@@ -85,10 +101,11 @@ def atomic_write_many(files: Mapping[Path, str | Iterable[str]]) -> None:
                 os.fsync(fh.fileno())
         for tmp, path in staged:
             os.replace(tmp, path)
-    except BaseException:
-        for tmp, _ in staged:
+    except BaseException as exc:
+        for tmp, target in staged:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(tmp)
+            _name_the_target(exc, tmp, target)
         raise
 
 
