@@ -8,12 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from graderctl.errors import InvalidInputError
+from graderctl.errors import InvalidInputError, Problem
 from graderctl.services.calibrate import calibrate
 from graderctl.services.listing import list_project
 from graderctl.services.trust import TrustState, trust_for_grader
 from graderctl.store import project, set_cache
-from graderctl.store.project import find_grader, find_set, index_set, load_set, set_folders
+from graderctl.store.problems import ProblemSink
+from graderctl.store.project import check_set, find_grader, find_set, index_set, load_set, set_folders
 from graderctl.store.readers import duplicate_keys_checked
 from graderctl.store.reports import report_paths
 from tests.calibrate_support import counted_samples, register_test_kinds, write_grader, write_set
@@ -254,7 +255,7 @@ def test_a_set_that_changes_while_it_is_read_is_not_stored(
     assert entries(cache) == []
 
 
-def test_the_key_covers_the_bytes_the_folder_the_code_and_the_checks(
+def test_the_key_covers_the_bytes_the_folder_and_the_code(
     tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     folder = write_set(tmp_path, "t", SAMPLES)
@@ -266,20 +267,75 @@ def test_the_key_covers_the_bytes_the_folder_the_code_and_the_checks(
     renamed = folder.rename(folder.with_name("u"))
     assert set_cache.set_key(renamed) != key
     renamed.rename(folder)
-    assert set_cache.set_key(folder, variant="duplicate-keys") != key
     monkeypatch.setattr(set_cache, "_code_identity", "another graderctl")
     assert set_cache.set_key(folder) != key
 
 
-def test_duplicate_key_checks_have_their_own_entries(tmp_path: Path, cache: Path) -> None:
+def test_an_entry_made_without_duplicate_key_checks_does_not_serve_a_reader_that_checks_them(
+    tmp_path: Path, cache: Path
+) -> None:
     folder = write_set(tmp_path, "t", SAMPLES)
     samples = folder / "samples.jsonl"
     lines = samples.read_text().splitlines()
     lines[0] = lines[0].replace('"label": "bad"', '"label": "good", "label": "bad"')
     samples.write_text("\n".join(lines) + "\n")
     index_set(folder, root=tmp_path)  # list reads it as JSON readers do: the last key counts
+    (entry,) = entries(cache)
+    assert json.loads(entry.read_text())["duplicate_keys_checked"] is False
     with duplicate_keys_checked(), pytest.raises(InvalidInputError, match="problem"):
         index_set(folder, root=tmp_path)
+    assert json.loads(entry.read_text())["duplicate_keys_checked"] is False
+
+
+def test_an_entry_made_with_duplicate_key_checks_serves_every_reader(
+    tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = write_set(tmp_path, "t", SAMPLES)
+    index_set(folder, root=tmp_path)
+    with duplicate_keys_checked():  # the lax entry does not serve: read again, and the entry made strict
+        strict = index_set(folder, root=tmp_path)
+    (entry,) = entries(cache)
+    assert json.loads(entry.read_text())["duplicate_keys_checked"] is True
+    no_reading(monkeypatch)
+    with duplicate_keys_checked():
+        assert index_set(folder, root=tmp_path) == strict
+    assert index_set(folder, root=tmp_path) == strict
+    assert json.loads(entry.read_text())["duplicate_keys_checked"] is True  # not replaced by a lax one
+
+
+def test_loading_or_validating_a_set_leaves_its_entry(
+    tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """calibrate (load_set) and validate (check_set) read the whole set anyway: list after them is warm."""
+    folder = write_set(tmp_path, "t", SAMPLES)
+    full = load_set(folder, root=tmp_path)
+    assert len(entries(cache)) == 1
+    with monkeypatch.context() as m:
+        no_reading(m)
+        index = index_set(folder, root=tmp_path)
+    assert (index.fingerprint, index.labels, index.manifest) == (full.fingerprint, full.labels, full.manifest)
+
+    other = write_set(tmp_path, "u", SAMPLES[:50])
+    with duplicate_keys_checked():
+        summary = check_set(other, root=tmp_path, sink=ProblemSink())
+    assert len(entries(cache)) == 2
+    no_reading(monkeypatch)
+    index = index_set(other, root=tmp_path)
+    assert index.fingerprint == summary.fingerprint
+    assert (index.n_good, index.n_bad) == (summary.n_good, summary.n_bad)
+
+
+def test_a_set_read_with_problems_leaves_no_entry(tmp_path: Path, cache: Path) -> None:
+    folder = _broken(tmp_path, "duplicate")
+    sink = ProblemSink()
+    check_set(folder, root=tmp_path, sink=sink)
+    assert sink.count == 1
+    load_set(folder, root=tmp_path, sink=ProblemSink())
+    assert entries(cache) == []
+    fine = write_set(tmp_path, "u", SAMPLES)
+    sink = ProblemSink()
+    sink.add(Problem(file="elsewhere", message="a problem of another file"))
+    check_set(fine, root=tmp_path, sink=sink)  # problems found before are not this set's
     assert len(entries(cache)) == 1
 
 

@@ -32,6 +32,7 @@ from graderctl.plugin import Corpus, GraderKind, GradingContext, Member, broken_
 from graderctl.store.fingerprint import SetFingerprinter, grader_fingerprint
 from graderctl.store.problems import ProblemSink, problems_from_validation
 from graderctl.store.readers import (
+    _CHECK_DUPLICATE_KEYS,
     BOM,
     display_path,
     iter_jsonl_models,
@@ -925,6 +926,7 @@ def load_set(path: Path, *, root: Path | None = None, sink: ProblemSink | None =
     sink = sink if sink is not None else ProblemSink()
     folder_shown = display_path(path, root)
     before = sink.count
+    key = _cache_key(path)
     read = _read_set(path, root, sink, keep=True)
     if own_sink:
         sink.raise_if_any(folder_shown)
@@ -932,6 +934,9 @@ def load_set(path: Path, *, root: Path | None = None, sink: ProblemSink | None =
         raise InvalidInputError(
             f"{folder_shown}: invalid manifest", sink.problems[before:], omitted=sink.omitted
         )
+    if key is not None and sink.count == before:
+        read.labels = {s.id: s.label for s in read.samples}
+        _remember(path, key, read)
     return LoadedSet(
         manifest=read.manifest,
         path=path,
@@ -949,14 +954,13 @@ def index_set(path: Path, *, root: Path | None = None) -> SetIndex:
     keeping only their labels by id. A large valid set's result is kept in the user's cache, keyed by the
     content of its files (:mod:`graderctl.store.set_cache`), so the next run only hashes its bytes."""
     from graderctl.store import set_cache
-    from graderctl.store.readers import _CHECK_DUPLICATE_KEYS
 
     folder_shown = display_path(path, root)
-    variant = "duplicate-keys" if _CHECK_DUPLICATE_KEYS.get() else ""
-    key = set_cache.set_key(path, variant=variant) if path.is_dir() else None
+    key = _cache_key(path)
     if key is not None:
         hit = set_cache.get(key)
-        manifest = _cached_manifest(hit.manifest) if hit is not None else None
+        usable = hit is not None and hit.serves(_CHECK_DUPLICATE_KEYS.get())
+        manifest = _cached_manifest(hit.manifest) if hit is not None and usable else None
         if hit is not None and manifest is not None:
             return SetIndex(
                 manifest=manifest,
@@ -972,15 +976,7 @@ def index_set(path: Path, *, root: Path | None = None) -> SetIndex:
     sink.raise_if_any(folder_shown)
     if read.manifest is None or read.fingerprint is None:  # not reached: a missing manifest is a problem
         raise InvalidInputError(f"{folder_shown}: invalid manifest", sink.problems, omitted=sink.omitted)
-    # Stored only when the files did not change while they were read (else the entry would belong to
-    # other bytes than its key says).
-    if key is not None and set_cache.set_key(path, variant=variant) == key:
-        set_cache.put(
-            key,
-            set_cache.CachedIndex(
-                read.manifest.model_dump(mode="json"), read.fingerprint, read.labels, read.n_good, read.n_bad
-            ),
-        )
+    _remember(path, key, read)
     return SetIndex(
         manifest=read.manifest,
         path=path,
@@ -989,6 +985,33 @@ def index_set(path: Path, *, root: Path | None = None) -> SetIndex:
         labels=read.labels,
         n_good=read.n_good,
         n_bad=read.n_bad,
+    )
+
+
+def _cache_key(path: Path) -> str | None:
+    """The set cache's key for the set in ``path`` (``None``: not cached; see :mod:`.set_cache`)."""
+    from graderctl.store import set_cache
+
+    return set_cache.set_key(path) if path.is_dir() else None
+
+
+def _remember(path: Path, key: str | None, read: _SetRead) -> None:
+    """Keep what trust needs of a large set just read whole without a problem (``read.labels`` filled), when
+    its files still hash to ``key`` (the key from before the read: the entry then holds what those bytes
+    give). An entry made with duplicate keys checked is not replaced by one made without."""
+    if key is None or read.manifest is None or read.fingerprint is None:
+        return
+    from graderctl.store import set_cache
+
+    strict = _CHECK_DUPLICATE_KEYS.get()
+    old = set_cache.get(key)
+    if old is not None and old.serves(strict):
+        return
+    if set_cache.set_key(path) != key:
+        return
+    manifest = read.manifest.model_dump(mode="json")
+    set_cache.put(
+        key, set_cache.CachedIndex(manifest, read.fingerprint, read.labels, read.n_good, read.n_bad, strict)
     )
 
 
@@ -1016,7 +1039,11 @@ class SetSummary:
 def check_set(path: Path, *, root: Path | None = None, sink: ProblemSink) -> SetSummary:
     """Check a calibration-set folder like :func:`load_set` does, streaming its samples (for large sets);
     every problem goes to ``sink``."""
-    read = _read_set(path, root, sink, keep=False)
+    before = sink.count
+    key = _cache_key(path)
+    read = _read_set(path, root, sink, keep=False, labels=key is not None)
+    if sink.count == before:
+        _remember(path, key, read)
     return SetSummary(
         name=read.manifest.name if read.manifest else None,
         check=read.manifest.check.value if read.manifest else None,

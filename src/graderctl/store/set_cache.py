@@ -3,7 +3,11 @@ re-validate and re-fingerprint 100,000 samples on every run.
 
 What is cached: a valid set's manifest (as validated), fingerprint, label counts and each sample's label by
 id, i.e. what :func:`graderctl.store.project.index_set` returns; an entry is written only when the set's files
-hashed to the same key before and after they were read, so it holds what those very bytes give.
+hashed to the same key before and after they were read, so it holds what those very bytes give. Every read
+of a whole large set leaves its entry: ``list`` and ``score``'s trust check (:func:`index_set`), and
+``validate``, ``calibrate`` and the other commands that load a set, so ``list`` after ``calibrate`` is warm.
+An entry made while duplicate JSON keys were checked (``validate``, ``score``) serves every reader; one made
+without serves only readers that do not check them.
 
 Content-addressed, never stale: the key is SHA-256 over the bytes of the set's ``manifest.toml``,
 ``samples.jsonl`` and ``corpus.jsonl``, its folder name, and the code that checks and fingerprints them
@@ -56,6 +60,12 @@ class CachedIndex:
     labels: dict[str, Label]
     n_good: int
     n_bad: int
+    #: Made while duplicate JSON keys were checked (then it serves readers that check them too).
+    duplicate_keys_checked: bool = False
+
+    def serves(self, duplicate_keys_checked: bool) -> bool:
+        """Whether this entry answers a reader that does (or does not) check duplicate keys."""
+        return self.duplicate_keys_checked or not duplicate_keys_checked
 
 
 def cache_dir() -> Path | None:
@@ -103,7 +113,7 @@ def code_identity() -> str:
     return _code_identity
 
 
-def set_key(folder: Path, *, variant: str = "") -> str | None:
+def set_key(folder: Path) -> str | None:
     """The content key of the set in ``folder`` (``None`` when a file cannot be read, or the samples file is
     smaller than :data:`MIN_BYTES`: then the set is not worth caching)."""
     try:
@@ -111,7 +121,7 @@ def set_key(folder: Path, *, variant: str = "") -> str | None:
         if samples.stat().st_size < MIN_BYTES:
             return None
         h = hashlib.sha256()
-        h.update(f"graderctl-set-cache-v{CACHE_FORMAT}\n{code_identity()}\n{variant}\n".encode())
+        h.update(f"graderctl-set-cache-v{CACHE_FORMAT}\n{code_identity()}\n".encode())
         h.update(b"folder\0" + os.fsencode(folder.name) + b"\n")
         for name in SET_FILES:
             path = folder / name
@@ -157,6 +167,7 @@ def put(key: str, index: CachedIndex) -> None:
         "fingerprint": index.fingerprint,
         "n_good": index.n_good,
         "n_bad": index.n_bad,
+        "duplicate_keys_checked": index.duplicate_keys_checked,
         "ids": list(labels),
         "labels": "".join("g" if label is Label.good else "b" for label in labels.values()),
     }
@@ -181,8 +192,10 @@ def _from_entry(data: Any, key: str) -> CachedIndex | None:
         return None
     fingerprint, ids, labels = data.get("fingerprint"), data.get("ids"), data.get("labels")
     manifest, n_good, n_bad = data.get("manifest"), data.get("n_good"), data.get("n_bad")
+    strict = data.get("duplicate_keys_checked")
     if not (
-        isinstance(manifest, dict)
+        isinstance(strict, bool)
+        and isinstance(manifest, dict)
         and isinstance(fingerprint, str)
         and isinstance(ids, list)
         and isinstance(labels, str)
@@ -197,4 +210,4 @@ def _from_entry(data: Any, key: str) -> CachedIndex | None:
     by_id = dict(zip(ids, (Label.good if c == "g" else Label.bad for c in labels), strict=True))
     if len(by_id) != len(ids):
         return None
-    return CachedIndex(manifest, fingerprint, by_id, n_good, n_bad)
+    return CachedIndex(manifest, fingerprint, by_id, n_good, n_bad, strict)
