@@ -145,10 +145,10 @@ def test_report_numbers_recomputed_with_groups(tmp_path: Path) -> None:
     recompute(doc)
     clustered = report.false_accept_rate.clustered
     assert clustered is not None
-    assert clustered["n_groups"] == 12
-    assert clustered["seed"] == 20240601
-    assert clustered["design_effect"] is not None
-    assert {"ci_low", "ci_high", "upper_95", "method"} <= set(clustered)
+    assert clustered.n_groups == 12
+    assert clustered.seed == 20240601
+    assert clustered.design_effect is not None
+    assert clustered.ci_low is not None and clustered.upper_95 is not None and clustered.method
 
 
 def _oracle() -> dict[str, Any]:
@@ -186,12 +186,12 @@ def test_sample_size_advice_equals_the_oracle(tmp_path: Path) -> None:
     advice = report.sample_size_advice
     assert advice is not None
     far = advice["false_accept_rate"]
-    assert far["count"] == 1 and far["n"] == 20
-    assert far["samples_needed_at_this_count"] == cases[(0.05, 1)] == 93
-    assert far["additional_samples_needed"] == 93 - 20
-    assert far["samples_needed_by_count"]["0"] == cases[(0.05, 0)]
-    assert far["samples_needed_by_count"]["2"] == cases[(0.05, 2)]
-    assert far["best_upper_95"] == clopper_pearson_upper(1, 20)
+    assert far.count == 1 and far.n == 20
+    assert far.samples_needed_at_this_count == cases[(0.05, 1)] == 93
+    assert far.additional_samples_needed == 93 - 20
+    assert far.samples_needed_by_count["0"] == cases[(0.05, 0)]
+    assert far.samples_needed_by_count["2"] == cases[(0.05, 2)]
+    assert far.best_upper_95 == clopper_pearson_upper(1, 20)
 
 
 # --- acceptance 2: accept-everything is never trusted; a set too small is called out -------------------
@@ -212,7 +212,7 @@ def test_a_grader_that_accepts_everything_is_never_trusted(tmp_path: Path) -> No
     assert "over by 0.9500" in far.message
     frr = next(c for c in report.policy_checks if c.name == "false_reject_rate")
     assert frr.passed is True
-    assert report.set_supports_policy is not None and report.set_supports_policy["supported"] is True
+    assert report.set_supports_policy is not None and report.set_supports_policy.supported is True
 
 
 def test_a_set_too_small_for_its_policy_is_called_out(tmp_path: Path) -> None:
@@ -220,12 +220,12 @@ def test_a_set_too_small_for_its_policy_is_called_out(tmp_path: Path) -> None:
     report = run(root)
     support = report.set_supports_policy
     assert support is not None
-    assert support["supported"] is False
-    entry = support["false_accept_rate"]
-    assert entry["supported"] is False
-    assert entry["samples_needed"] == samples_needed(0.05) == 59
-    assert entry["best_possible_upper_95"] == pytest.approx(clopper_pearson_upper(0, 20))
-    assert support["false_reject_rate"]["supported"] is True
+    assert support.supported is False
+    entry = support.false_accept_rate
+    assert entry is not None and entry.supported is False
+    assert entry.samples_needed == samples_needed(0.05) == 59
+    assert entry.best_possible_upper_95 == pytest.approx(clopper_pearson_upper(0, 20))
+    assert support.false_reject_rate is not None and support.false_reject_rate.supported is True
     assert any("too small to support max_false_accept_rate" in w for w in report.warnings)
     assert report.trusted is False  # a perfect grader, but the set cannot show it
     md = report_paths(root, "s", "scripted", 1)[1].read_text()
@@ -359,10 +359,10 @@ def test_agreement_of_two_labellers_is_cohen_kappa(tmp_path: Path) -> None:
     report = run(project(tmp_path, samples), write=False)
     agreement = report.agreement
     assert agreement is not None
-    assert agreement["method"] == "cohen_kappa"
-    assert agreement["value"] == pytest.approx(cohen_kappa(a, b))
-    assert agreement["contested"] == ["s1", "s5"]
-    assert agreement["labellers"] == ["ann", "bob"]
+    assert agreement.method == "cohen_kappa"
+    assert agreement.value == pytest.approx(cohen_kappa(a, b))
+    assert agreement.contested == ["s1", "s5"]
+    assert agreement.labellers == ["ann", "bob"]
 
 
 def test_agreement_of_three_labellers_is_krippendorff_alpha(tmp_path: Path) -> None:
@@ -375,9 +375,9 @@ def test_agreement_of_three_labellers_is_krippendorff_alpha(tmp_path: Path) -> N
         samples.append(sample(f"u{i}", row[0], "accept", labels=labels))
     report = run(project(tmp_path, samples), write=False)
     agreement = report.agreement
-    assert agreement is not None and agreement["method"] == "krippendorff_alpha_nominal"
-    assert agreement["value"] == pytest.approx(krippendorff_alpha_nominal([list(r) for r in rows]))
-    assert agreement["contested"] == ["u1"]
+    assert agreement is not None and agreement.method == "krippendorff_alpha_nominal"
+    assert agreement.value == pytest.approx(krippendorff_alpha_nominal([list(r) for r in rows]))
+    assert agreement.contested == ["u1"]
 
 
 def test_no_labels_no_agreement(tmp_path: Path) -> None:
@@ -388,7 +388,7 @@ def test_no_labels_no_agreement(tmp_path: Path) -> None:
 def test_usage_is_summed(tmp_path: Path) -> None:
     root = project(tmp_path, counted_samples(bad=2, false_accepts=0, good=3, false_rejects=0), "test_costly")
     report = run(root, options=RunOptions(use_cache=False))
-    assert report.usage == {
+    assert report.usage is not None and report.usage.model_dump() == {
         "input_tokens": 500,
         "output_tokens": 50,
         "usd": 0.005,
@@ -399,7 +399,7 @@ def test_usage_is_summed(tmp_path: Path) -> None:
     }
     run(root)  # fills the cache
     again = run(root)
-    assert again.usage is not None and again.usage["cached"] == 5 and again.usage["input_tokens"] == 0
+    assert again.usage is not None and again.usage.cached == 5 and again.usage.input_tokens == 0
 
 
 def test_pure_recomputation_from_outcomes(tmp_path: Path) -> None:
@@ -418,7 +418,7 @@ def test_report_reads_back(tmp_path: Path) -> None:
     back = read_report(report_paths(root, "s", "scripted", 1)[0])
     assert back == report
     assert report.created_at is not None and report.created_at.endswith("Z")
-    assert report.environment is not None and "python" in report.environment
+    assert report.environment is not None and report.environment.python
     assert report.grader.path == "graders/scripted/v1.toml"
     assert report.calibration_set.path == "calibration_sets/s"
 

@@ -117,7 +117,7 @@ def test_tune_writes_a_version_the_certify_split_trusts_without_reading_certify_
     ledger = read_ledger(root, "s")
     assert [e.grader for e in ledger] == ["scored@1", "scored@2"]
     assert [e.trusted for e in ledger] == [False, True]
-    assert after.ledger is not None and after.ledger["looks"] == 2
+    assert after.ledger is not None and after.ledger.looks == 2
 
 
 def test_what_certify_samples_hold_does_not_change_tune(
@@ -155,10 +155,11 @@ def test_the_ledger_counts_looks_and_warns_after_several_versions(tmp_path: Path
     assert [len(read_ledger(root, "s"))] == [3]
     assert not any("new certify samples" in w for r in reports[:2] for w in r.warnings)
     last = reports[2]
-    assert last.ledger is not None and last.ledger["looks"] == 3 and last.ledger["distinct_fingerprints"] == 3
-    assert last.ledger["versions"] == ["scored@1", "scored@2", "scored@3"]
-    adjusted = last.ledger["adjusted_upper_95"]
-    assert adjusted["false_accept_rate"] > (last.false_accept_rate.upper_95 or 0)
+    assert last.ledger is not None and last.ledger.looks == 3 and last.ledger.distinct_fingerprints == 3
+    assert last.ledger.versions == ["scored@1", "scored@2", "scored@3"]
+    adjusted = last.ledger.adjusted_upper_95
+    assert adjusted is not None and adjusted.false_accept_rate is not None
+    assert adjusted.false_accept_rate > (last.false_accept_rate.upper_95 or 0)
     assert any("judged 3 versions" in w and "new certify samples" in w for w in last.warnings)
     # the tune split is not a look
     calibrate(find_grader("scored@3", root), cal_set, root=root, split="tune", write=False)

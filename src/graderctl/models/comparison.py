@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from graderctl.models.base import Label, OpenModel
+from graderctl.models.reports import EnvironmentInfo
 
 #: How a stratum's verdict was reached.
 DecidedBy = Literal["identical_definition", "interval"]
@@ -226,5 +227,5 @@ class ComparisonReport(OpenModel):
     failed_strata: list[FailedStratum] = Field(default_factory=list)
     graderctl_version: str | None = None
     created_at: str | None = None
-    environment: dict[str, Any] | None = None
+    environment: EnvironmentInfo | None = None
     warnings: list[str] = Field(default_factory=list)

@@ -16,6 +16,135 @@ def _unset(value: Any) -> bool:
     return value is None
 
 
+#: A number kept as it was computed: an integer stays an integer in the document (``float`` would print
+#: ``0`` as ``0.0``).
+Number = int | float
+
+
+class ClusteredEstimate(OpenModel):
+    """A rate's cluster-bootstrap interval over groups of samples (``graderctl.stats.ClusteredRate``)."""
+
+    value: Number | None = None
+    n: int = 0
+    ci_low: Number | None = None
+    ci_high: Number | None = None
+    #: One-sided 95% upper bound (the 95th percentile of the bootstrap).
+    upper_95: Number | None = None
+    #: How much the grouping inflates the variance over independent samples (``None`` when undefined).
+    design_effect: Number | None = None
+    n_groups: int | None = None
+    n_boot: int | None = None
+    seed: int | None = None
+    method: str | None = None
+
+
+class SampleUsage(OpenModel):
+    """Tokens and money one verdict cost (model judges; a cached verdict costs 0)."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    usd: Number = 0.0
+    requests: int = 0
+    #: Retries among ``requests`` (absent when none).
+    retries: int | None = Field(default=None, exclude_if=_unset)
+    cached: bool = False
+
+
+class UsageTotals(OpenModel):
+    """Tokens and money over every verdict of a calibration (with ``--repeats``, every repeat)."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    usd: Number = 0.0
+    requests: int = 0
+    retries: int = 0
+    #: Verdicts read from the verdict cache.
+    cached: int = 0
+    #: Verdicts that reported usage.
+    samples: int = 0
+
+
+class EnvironmentInfo(OpenModel):
+    """Where a report was computed: Python, platform and the versions of the packages that matter."""
+
+    python: str | None = None
+    implementation: str | None = None
+    platform: str | None = None
+    graderctl: str | None = None
+    #: Package -> installed version (``None`` when not installed).
+    packages: dict[str, str | None] = Field(default_factory=dict)
+
+
+class LabellerAgreement(OpenModel):
+    """Agreement between the labellers of samples that carry ``labels``."""
+
+    #: ``cohen_kappa`` (two labellers), ``krippendorff_alpha_nominal`` (more) or ``none``.
+    method: str
+    #: ``None`` when undefined (too few jointly labelled samples, or no variation).
+    value: Number | None = None
+    labellers: list[str] = Field(default_factory=list)
+    n_units: int = 0
+    n_contested: int = 0
+    #: Samples whose labellers disagree with each other or with the set's label.
+    contested: list[str] = Field(default_factory=list)
+
+
+class SampleSizeAdvice(OpenModel):
+    """With ``count`` errors in ``n`` samples of a label: the best bound the set supports, and how many
+    samples the policy's bound needs (if no further errors occur)."""
+
+    count: int
+    n: int
+    best_upper_95: Number | None = None
+    target: Number
+    samples_needed_at_this_count: int | None = None
+    additional_samples_needed: int | None = None
+    #: Errors (``"0"``, ``"1"``, ``"2"``) -> samples needed with that many errors.
+    samples_needed_by_count: dict[str, int | None] = Field(default_factory=dict)
+    observed_rate_exceeds_target: bool = False
+    #: Present when more samples will not help (the observed rate already reaches the target).
+    note: str | None = Field(default=None, exclude_if=_unset)
+
+
+class SetSupport(OpenModel):
+    """Could the set's samples of one label support the policy's limit at all (with zero errors)?"""
+
+    n: int
+    limit: Number
+    best_possible_upper_95: Number | None = None
+    supported: bool
+    samples_needed: int | None = None
+    #: Why not (absent when supported).
+    message: str | None = Field(default=None, exclude_if=_unset)
+
+
+class SetSupportsPolicy(OpenModel):
+    """Whether the set can support its policy at all: both rates' limits (``supported``: both)."""
+
+    supported: bool
+    false_accept_rate: SetSupport | None = None
+    false_reject_rate: SetSupport | None = None
+
+
+class AdjustedBounds(OpenModel):
+    """Bonferroni-adjusted upper bounds over the ``k`` versions a certify split has judged."""
+
+    confidence: Number
+    false_accept_rate: Number | None = None
+    false_reject_rate: Number | None = None
+
+
+class LedgerSummary(OpenModel):
+    """On a certify split: the looks the set's ledger records at this split, and the versions judged."""
+
+    looks: int
+    looks_by_this_grader: int
+    versions: list[str] = Field(default_factory=list)
+    distinct_fingerprints: int
+    #: From three distinct versions on: how optimistic the best of them can be.
+    adjusted_upper_95: AdjustedBounds | None = Field(default=None, exclude_if=_unset)
+
+
 class GraderInfo(OpenModel):
     name: str
     version: int
@@ -39,7 +168,7 @@ class RateEstimate(OpenModel):
     ci_high: float | None
     upper_95: float | None
     #: Interval that respects ``group`` (cluster bootstrap), when samples carry groups.
-    clustered: dict[str, Any] | None = None
+    clustered: ClusteredEstimate | None = None
 
 
 class SetInfo(OpenModel):
@@ -68,6 +197,10 @@ class SampleOutcome(OpenModel):
     correct: bool | None = None
     #: True when the grader abstained (``accepted`` and ``error`` are then ``None``); absent otherwise.
     undecided: bool | None = Field(default=None, exclude_if=_unset)
+    #: What the kind said beyond the verdict (free-form, JSON-safe); absent when nothing.
+    details: dict[str, Any] | None = Field(default=None, exclude_if=_unset)
+    #: Tokens and money of this verdict (model judges); absent for kinds that report none.
+    usage: SampleUsage | None = Field(default=None, exclude_if=_unset)
 
 
 class CategoryCounts(OpenModel):
@@ -146,7 +279,7 @@ class CalibrationReport(OpenModel):
     type: Literal["calibration"] = "calibration"
     graderctl_version: str | None = None
     created_at: str | None = None
-    environment: dict[str, Any] | None = None
+    environment: EnvironmentInfo | None = None
     grader: GraderInfo
     calibration_set: SetInfo
     false_accept_rate: RateEstimate
@@ -159,12 +292,13 @@ class CalibrationReport(OpenModel):
     # Optional extensions of CONTRACT.md §6 (written by `graderctl calibrate`):
     n_graded: int | None = None
     policy_checks: list[PolicyCheck] = Field(default_factory=list)
-    set_supports_policy: dict[str, Any] | None = None
-    sample_size_advice: dict[str, Any] | None = None
+    set_supports_policy: SetSupportsPolicy | None = None
+    #: Per rate (``false_accept_rate``, ``false_reject_rate``).
+    sample_size_advice: dict[str, SampleSizeAdvice] | None = None
     by_generator: dict[str, CategoryCounts] = Field(default_factory=dict)
-    agreement: dict[str, Any] | None = None
+    agreement: LabellerAgreement | None = None
     warnings: list[str] = Field(default_factory=list)
-    usage: dict[str, Any] | None = None
+    usage: UsageTotals | None = None
     #: ``calibrate --repeats R``: self-consistency and per-repeat rates (graderctl.services.repeats).
     repeats: RepeatsSection | None = None
     #: Abstention (optional; present when the grader can abstain, did, or the policy asks for coverage):
@@ -174,7 +308,7 @@ class CalibrationReport(OpenModel):
     #: ``calibrate --split tune|certify``: the samples of that split only (absent: the whole set).
     split: str | None = Field(default=None, exclude_if=_unset)
     #: On a certify split: how many looks the set's ledger records at this split (and versions judged).
-    ledger: dict[str, Any] | None = Field(default=None, exclude_if=_unset)
+    ledger: LedgerSummary | None = Field(default=None, exclude_if=_unset)
     #: A ``cascade`` grader: what each member decided, erred on and cost, and the calls saved.
     cascade: CascadeSummary | None = Field(default=None, exclude_if=_unset)
     samples: list[SampleOutcome]

@@ -35,7 +35,7 @@ def verdict_line(report: CalibrationReport) -> str:
     if report.trusted:
         return "TRUSTED: the grader meets the set's policy"
     failed = [c for c in report.policy_checks if not c.passed]
-    if not failed and not (report.set_supports_policy or {}).get("supported", True):
+    if not failed and report.set_supports_policy is not None and not report.set_supports_policy.supported:
         return "NOT TRUSTED: the set cannot support its own policy (too small, or a limit of 1)"
     what = ", ".join(check_name(c) for c in failed) or "the policy"
     return f"NOT TRUSTED: {what} not within the policy"

@@ -4,9 +4,8 @@ that fail most, then the misclassified samples with the grader's reasons."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from graderctl.models.reports import CalibrationReport, CategoryCounts, RateEstimate
+from graderctl.models.reports import CalibrationReport, CategoryCounts, RateEstimate, SampleSizeAdvice
 from graderctl.render._fmt import (
     cascade_line,
     check_status,
@@ -69,12 +68,11 @@ def render_markdown(report: CalibrationReport) -> str:
     for check in report.policy_checks:
         if not check.passed:
             lines.append(f"- {check.message}")
-    support = report.set_supports_policy or {}
-    if support and not support.get("supported", True):
-        for key in ("false_accept_rate", "false_reject_rate"):
-            entry = support.get(key) or {}
-            if not entry.get("supported", True):
-                lines.append(f"- **Set too small:** {entry.get('message', '')}")
+    support = report.set_supports_policy
+    if support and not support.supported:
+        for entry in (support.false_accept_rate, support.false_reject_rate):
+            if entry is not None and not entry.supported:
+                lines.append(f"- **Set too small:** {entry.message or ''}")
     if lines[-1] != "":
         lines.append("")
 
@@ -117,10 +115,10 @@ def render_markdown(report: CalibrationReport) -> str:
         c = rate.clustered
         if c:
             lines.append(
-                f"- {label}: samples are grouped ({c.get('n_groups')} groups); cluster bootstrap "
-                f"(seed {c.get('seed')}): 95% CI {pct(c.get('ci_low'))} – {pct(c.get('ci_high'))}, "
-                f"upper 95% bound {pct(c.get('upper_95'))}, design effect "
-                f"{_num(c.get('design_effect'))}."
+                f"- {label}: samples are grouped ({c.n_groups} groups); cluster bootstrap "
+                f"(seed {c.seed}): 95% CI {pct(c.ci_low)} – {pct(c.ci_high)}, "
+                f"upper 95% bound {pct(c.upper_95)}, design effect "
+                f"{_num(c.design_effect)}."
             )
     lines += [
         "- The upper bounds are one-sided 95% Clopper-Pearson bounds; the policy compares them (the larger "
@@ -179,10 +177,10 @@ def render_markdown(report: CalibrationReport) -> str:
         a = report.agreement
         lines += ["## Agreement between labellers", ""]
         lines.append(
-            f"{a.get('method')}: {_num(a.get('value'))} over {a.get('n_units')} samples "
-            f"(labellers: {', '.join(a.get('labellers') or [])}); {a.get('n_contested')} contested."
+            f"{a.method}: {_num(a.value)} over {a.n_units} samples "
+            f"(labellers: {', '.join(a.labellers)}); {a.n_contested} contested."
         )
-        contested = a.get("contested") or []
+        contested = a.contested
         if contested:
             shown = ", ".join(f"`{c}`" for c in contested[:MAX_LISTED])
             more = f" … and {len(contested) - MAX_LISTED} more" if len(contested) > MAX_LISTED else ""
@@ -196,9 +194,9 @@ def render_markdown(report: CalibrationReport) -> str:
             ("false_accept_rate", "known-bad", "false accept"),
             ("false_reject_rate", "known-good", "false reject"),
         ):
-            entry = advice.get(key)
-            if entry:
-                lines.append("- " + _advice_sentence(entry, noun, event))
+            advised = advice.get(key)
+            if advised:
+                lines.append("- " + _advice_sentence(advised, noun, event))
         lines.append("")
 
     if report.warnings:
@@ -211,8 +209,8 @@ def render_markdown(report: CalibrationReport) -> str:
         lines += [
             "## Usage",
             "",
-            f"{u.get('input_tokens', 0)} input tokens, {u.get('output_tokens', 0)} output tokens, "
-            f"{u.get('requests', 0)} requests ({u.get('retries', 0)} of them retries), ${u.get('usd', 0)}.",
+            f"{u.input_tokens} input tokens, {u.output_tokens} output tokens, "
+            f"{u.requests} requests ({u.retries} of them retries), ${u.usd}.",
             "",
         ]
 
@@ -267,23 +265,23 @@ def _num(value: object) -> str:
     return "undefined" if value is None else str(value)
 
 
-def _advice_sentence(entry: dict[str, Any], noun: str, event: str) -> str:
-    count, n, target = entry.get("count", 0), entry.get("n", 0), entry.get("target")
-    best, needed = entry.get("best_upper_95"), entry.get("samples_needed_at_this_count")
+def _advice_sentence(entry: SampleSizeAdvice, noun: str, event: str) -> str:
+    count, n, target = entry.count, entry.n, entry.target
+    best, needed = entry.best_upper_95, entry.samples_needed_at_this_count
     events = event if count == 1 else event + "s"
     text = (
         f"With {count} {events} in {n} {noun} samples, the best upper bound this set supports is {pct(best)}"
     )
     if best is not None and target is not None and best <= target:
         return text + f", within the policy's {pct(target)}."
-    if entry.get("observed_rate_exceeds_target"):
+    if entry.observed_rate_exceeds_target:
         return text + (
             f"; the observed rate already reaches the policy's {pct(target)}: more {noun} samples will not "
             "help, the grader must improve."
         )
     if needed is None:
         return text + f"; the policy's {pct(target)} cannot be shown with any number of samples."
-    more = entry.get("additional_samples_needed")
+    more = entry.additional_samples_needed
     return text + (
         f"; to show the policy's {pct(target)} with {count} {events}, {needed} {noun} samples are needed"
         + (f" ({more} more)." if more else ".")

@@ -78,21 +78,20 @@ def render_text(report: CalibrationReport) -> str:
     for check in report.policy_checks:
         if not check.passed:
             out.append(f"  - {check.message}")
-    support = report.set_supports_policy or {}
-    for key in ("false_accept_rate", "false_reject_rate"):
-        entry = support.get(key) or {}
-        if entry and not entry.get("supported", True):
-            out.append(f"  - {entry.get('message')}")
+    support = report.set_supports_policy
+    for entry in (support.false_accept_rate, support.false_reject_rate) if support else ():
+        if entry is not None and not entry.supported:
+            out.append(f"  - {entry.message}")
     failing = worst(report.by_category, 5)
     if failing:
         shown = ", ".join(f"{k} {pct(getattr(r, 'rate', None))} of {r.n}" for k, r in failing)
         out.append(f"  categories failing most: {shown}")
-    u = report.usage or {}
-    if u.get("requests") or u.get("cached"):
+    u = report.usage
+    if u is not None and (u.requests or u.cached):
         out.append(
-            f"  usage: {u.get('input_tokens', 0)} input + {u.get('output_tokens', 0)} output tokens, "
-            f"${u.get('usd', 0)}, {u.get('requests', 0)} request(s) ({u.get('retries', 0)} of them retries), "
-            f"{u.get('cached', 0)} cached verdict(s)"
+            f"  usage: {u.input_tokens} input + {u.output_tokens} output tokens, "
+            f"${u.usd}, {u.requests} request(s) ({u.retries} of them retries), "
+            f"{u.cached} cached verdict(s)"
         )
     if report.cascade:
         out.append("  cascade: " + cascade_line(report.cascade))

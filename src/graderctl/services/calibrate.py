@@ -28,16 +28,24 @@ from graderctl.errors import GraderRunError, InvalidInputError, Problem
 from graderctl.models.base import Label
 from graderctl.models.calset import Policy, Sample
 from graderctl.models.reports import (
+    AdjustedBounds,
     CalibrationReport,
     CascadeMemberStats,
     CascadeSummary,
     CategoryCounts,
+    ClusteredEstimate,
     CoverageEstimate,
+    EnvironmentInfo,
     GraderInfo,
+    LabellerAgreement,
+    LedgerSummary,
     RateEstimate,
     ReportCheck,
     SampleOutcome,
+    SampleSizeAdvice,
+    SampleUsage,
     SetInfo,
+    UsageTotals,
 )
 from graderctl.plugin import Verdict
 from graderctl.runner import ProgressCallback
@@ -196,36 +204,37 @@ def _mark_split(report: CalibrationReport, whole: LoadedSet, split: str, *, root
     same_grader = [e for e in looks if e.grader.partition("@")[0] == report.grader.name]
     versions = sorted({e.grader for e in same_grader}, key=lambda r: int(r.partition("@")[2] or 0))
     k = len({e.fingerprint for e in same_grader})
-    ledger: dict[str, Any] = {
-        "looks": len(looks),
-        "looks_by_this_grader": len(same_grader),
-        "versions": versions,
-        "distinct_fingerprints": k,
-    }
+    ledger = LedgerSummary(
+        looks=len(looks),
+        looks_by_this_grader=len(same_grader),
+        versions=versions,
+        distinct_fingerprints=k,
+    )
     if k >= MANY_LOOKS:
         # the best of k looks: a Bonferroni bound at 95% over k comparisons says how optimistic it can be
         far, frr = report.false_accept_rate, report.false_reject_rate
-        adjusted = {
-            "confidence": 1 - 0.05 / k,
-            FAR: _quiet(lambda: clopper_pearson_upper(far.count, far.n, confidence=1 - 0.05 / k))
+        adjusted = AdjustedBounds(
+            confidence=1 - 0.05 / k,
+            false_accept_rate=_quiet(lambda: clopper_pearson_upper(far.count, far.n, confidence=1 - 0.05 / k))
             if far.n
             else None,
-            FRR: _quiet(lambda: clopper_pearson_upper(frr.count, frr.n, confidence=1 - 0.05 / k))
+            false_reject_rate=_quiet(lambda: clopper_pearson_upper(frr.count, frr.n, confidence=1 - 0.05 / k))
             if frr.n
             else None,
-        }
-        ledger["adjusted_upper_95"] = adjusted
+        )
+        ledger.adjusted_upper_95 = adjusted
         report.warnings.append(
             f"the certify split of {whole.name!r} ({len(report.samples)} samples) has now judged "
             f"{k} versions of {report.grader.name} ({', '.join(versions)}): choosing among them on the "
             "same samples makes this estimate optimistic (Bonferroni-adjusted upper bounds: false accept "
-            f"{_fmt_bound(adjusted[FAR])}, false reject {_fmt_bound(adjusted[FRR])}); "
+            f"{_fmt_bound(adjusted.false_accept_rate)}, "
+            f"false reject {_fmt_bound(adjusted.false_reject_rate)}); "
             "the fix is new certify samples"
         )
     report.ledger = ledger
 
 
-def _fmt_bound(value: Any) -> str:
+def _fmt_bound(value: float | None) -> str:
     return "undefined" if value is None else f"{value:.4f}"
 
 
@@ -330,17 +339,17 @@ def outcomes_from_verdicts(samples: Sequence[Sample], verdicts: Sequence[Verdict
     for sample, verdict in zip(samples, verdicts, strict=True):
         undecided = verdict.is_undecided
         accepted = None if (verdict.is_error or undecided) else bool(verdict.accepted)
-        extra: dict[str, Any] = {"details": json_safe(verdict.details)} if verdict.details else {}
+        usage: SampleUsage | None = None
         if verdict.usage is not None:  # per-sample tokens and cost (model judges); cached verdicts cost 0
             u = verdict.usage
-            extra["usage"] = {
-                "input_tokens": u.input_tokens,
-                "output_tokens": u.output_tokens,
-                "usd": round(u.usd, 8),
-                "requests": u.requests,
-                **({"retries": u.retries} if u.retries else {}),
-                "cached": u.cached,
-            }
+            usage = SampleUsage(
+                input_tokens=u.input_tokens,
+                output_tokens=u.output_tokens,
+                usd=round(u.usd, 8),
+                requests=u.requests,
+                retries=u.retries or None,
+                cached=u.cached,
+            )
         outcome = SampleOutcome(
             id=sample.id,
             label=sample.label,
@@ -353,37 +362,31 @@ def outcomes_from_verdicts(samples: Sequence[Sample], verdicts: Sequence[Verdict
             generator=sample.generator.model if sample.generator else None,
             correct=None if accepted is None else accepted == (sample.label == Label.good),
             undecided=True if undecided else None,
-            **extra,
+            details=json_safe(verdict.details) if verdict.details else None,
+            usage=usage,
         )
         out.append(outcome)
     return out
 
 
-def sum_usage(verdicts: Iterable[Verdict]) -> dict[str, Any] | None:
+def sum_usage(verdicts: Iterable[Verdict]) -> UsageTotals | None:
     """Tokens and money over every verdict that reports usage; ``None`` when none does."""
-    total: dict[str, Any] | None = None
+    total: UsageTotals | None = None
+    usd = 0.0
     for v in verdicts:
         if v.usage is None:
             continue
         if total is None:
-            total = {
-                "input_tokens": 0,
-                "output_tokens": 0,
-                "usd": 0.0,
-                "requests": 0,
-                "retries": 0,
-                "cached": 0,
-                "samples": 0,
-            }
-        total["input_tokens"] += v.usage.input_tokens
-        total["output_tokens"] += v.usage.output_tokens
-        total["usd"] += v.usage.usd
-        total["requests"] += v.usage.requests
-        total["retries"] += v.usage.retries
-        total["cached"] += int(v.usage.cached)
-        total["samples"] += 1
+            total = UsageTotals()
+        total.input_tokens += v.usage.input_tokens
+        total.output_tokens += v.usage.output_tokens
+        usd += v.usage.usd
+        total.requests += v.usage.requests
+        total.retries += v.usage.retries
+        total.cached += int(v.usage.cached)
+        total.samples += 1
     if total is not None:
-        total["usd"] = round(total["usd"], 6)
+        total.usd = round(usd, 6)
     return total
 
 
@@ -408,7 +411,7 @@ def rate_estimate(count: int, n: int, clustered: ClusteredRate | None) -> RateEs
     stats = _quiet(lambda: rate_stats(count, n))
     estimate = RateEstimate(**stats.to_dict(), interval="wilson", upper_bound="clopper-pearson one-sided")
     if clustered is not None:
-        estimate.clustered = json_safe(clustered.to_dict())
+        estimate.clustered = ClusteredEstimate.model_validate(json_safe(clustered.to_dict()))
     return estimate
 
 
@@ -431,7 +434,7 @@ def cascade_summary(grader: LoadedGrader, outcomes: Sequence[SampleOutcome]) -> 
     cost = {ref: 0.0 for ref in refs}
     undecided = 0
     for o in outcomes:
-        info = (getattr(o, "details", None) or {}).get("cascade") or {}
+        info = (o.details or {}).get("cascade") or {}
         steps = info.get("members") or []
         if o.undecided:
             undecided += 1
@@ -479,25 +482,25 @@ def cascade_summary(grader: LoadedGrader, outcomes: Sequence[SampleOutcome]) -> 
     )
 
 
-def _advice(count: int, n: int, limit: float, noun: str) -> dict[str, Any]:
+def _advice(count: int, n: int, limit: float, noun: str) -> SampleSizeAdvice:
     """With ``count`` errors in ``n`` samples: the best bound the set supports, and how many samples the
     policy's bound needs (if no further errors occur)."""
     from graderctl.stats import clopper_pearson_upper
 
     best = _quiet(lambda: clopper_pearson_upper(count, n)) if n else None
     needed = needed_samples(limit, count)
-    entry: dict[str, Any] = {
-        "count": count,
-        "n": n,
-        "best_upper_95": best,
-        "target": limit,
-        "samples_needed_at_this_count": needed,
-        "additional_samples_needed": None if needed is None else max(0, needed - n),
-        "samples_needed_by_count": {str(x): needed_samples(limit, x) for x in range(3)},
-        "observed_rate_exceeds_target": bool(n and count / n >= limit),
-    }
+    entry = SampleSizeAdvice(
+        count=count,
+        n=n,
+        best_upper_95=best,
+        target=limit,
+        samples_needed_at_this_count=needed,
+        additional_samples_needed=None if needed is None else max(0, needed - n),
+        samples_needed_by_count={str(x): needed_samples(limit, x) for x in range(3)},
+        observed_rate_exceeds_target=bool(n and count / n >= limit),
+    )
     if n and count / n >= limit:
-        entry["note"] = (
+        entry.note = (
             f"the observed rate {count / n:.4f} already reaches the target {limit:g}: more {noun} samples "
             "will not help, the grader must improve"
         )
@@ -506,7 +509,7 @@ def _advice(count: int, n: int, limit: float, noun: str) -> dict[str, Any]:
 
 def breakdown(
     outcomes: Iterable[SampleOutcome], key: Callable[[SampleOutcome], str | None]
-) -> dict[str, Any]:
+) -> dict[str, CategoryCounts]:
     """Counts per key (category, generator): the contract's ``{n, accepted, rejected}`` plus errors, the
     labels, the misclassifications and their ``rate`` (misclassified / graded; ``None`` when none graded)."""
     rows: dict[str, dict[str, Any]] = {}
@@ -546,7 +549,7 @@ def breakdown(
     return {k: CategoryCounts(**rows[k]) for k in sorted(rows)}
 
 
-def agreement_of(samples: Sequence[Sample]) -> tuple[dict[str, Any] | None, list[str]]:
+def agreement_of(samples: Sequence[Sample]) -> tuple[LabellerAgreement | None, list[str]]:
     """Agreement between labellers where samples carry ``labels``: Cohen's kappa for two labellers,
     Krippendorff's alpha (nominal) otherwise; contested samples are those whose labellers disagree with each
     other or with the set's label."""
@@ -586,14 +589,14 @@ def agreement_of(samples: Sequence[Sample]) -> tuple[dict[str, Any] | None, list
         )
     elif len(labellers) == 1:
         warn.append("agreement between labellers needs at least two labellers; only one is named")
-    result = {
-        "method": method,
-        "value": _finite(value),
-        "labellers": labellers,
-        "n_units": n_units,
-        "n_contested": len(contested),
-        "contested": sorted(contested),
-    }
+    result = LabellerAgreement(
+        method=method,
+        value=_finite(value),
+        labellers=labellers,
+        n_units=n_units,
+        n_contested=len(contested),
+        contested=sorted(contested),
+    )
     return result, warn
 
 
@@ -618,9 +621,9 @@ def report_from_outcomes(
     cal_set: LoadedSet,
     outcomes: Sequence[SampleOutcome],
     *,
-    usage: dict[str, Any] | None = None,
+    usage: UsageTotals | None = None,
     created_at: str | None = None,
-    environment: dict[str, Any] | None = None,
+    environment: EnvironmentInfo | None = None,
     policy: Policy | None = None,
 ) -> CalibrationReport:
     """Every number of a calibration report from the per-sample outcomes (pure: no I/O, no clock unless
@@ -725,7 +728,7 @@ def now_rfc3339() -> str:
     return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
-def environment_info() -> dict[str, Any]:
+def environment_info() -> EnvironmentInfo:
     from importlib.metadata import PackageNotFoundError, version
 
     from graderctl import __version__
@@ -736,13 +739,13 @@ def environment_info() -> dict[str, Any]:
             packages[name] = version(name)
         except PackageNotFoundError:
             packages[name] = None
-    return {
-        "python": platform.python_version(),
-        "implementation": sys.implementation.name,
-        "platform": platform.platform(),
-        "graderctl": __version__,
-        "packages": packages,
-    }
+    return EnvironmentInfo(
+        python=platform.python_version(),
+        implementation=sys.implementation.name,
+        platform=platform.platform(),
+        graderctl=__version__,
+        packages=packages,
+    )
 
 
 # --- the Python API -----------------------------------------------------------------------------------

@@ -54,7 +54,7 @@ from graderctl.models.comparison import (
     SideOutcome,
     StratumComparison,
 )
-from graderctl.models.reports import SampleOutcome
+from graderctl.models.reports import EnvironmentInfo, SampleOutcome
 from graderctl.models.results import CheckResult, SkippedCheck
 from graderctl.runner import ProgressCallback
 from graderctl.services.running import DEFAULT_RUN, RunOptions
@@ -737,7 +737,7 @@ def build_report(
     margin_source: str,
     identical: bool,
     created_at: str | None = None,
-    environment: dict[str, Any] | None = None,
+    environment: EnvironmentInfo | None = None,
 ) -> ComparisonReport:
     """The report document from the per-set (and replay) comparisons (pure)."""
     from graderctl import __version__

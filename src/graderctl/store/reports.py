@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from graderctl.errors import InvalidInputError, Problem
 from graderctl.models.comparison import ComparisonReport
-from graderctl.models.reports import CalibrationBatch, CalibrationReport
+from graderctl.models.reports import CalibrationBatch, CalibrationReport, EnvironmentInfo
 from graderctl.store.atomic import atomic_write_many
 from graderctl.store.problems import problems_from_validation
 from graderctl.store.project import REPORTS_DIR
@@ -205,9 +205,20 @@ def keep_unchanged_report(root: Path, report: CalibrationReport) -> bool:
     old = _same_findings(json_path, report)
     if old is None:
         return False
-    for name in _CIRCUMSTANCES:
-        setattr(report, name, old.get(name))
+    report.graderctl_version = old.get("graderctl_version")
+    report.created_at = old.get("created_at")
+    report.environment = _environment(old.get("environment"))
     return True
+
+
+def _environment(value: Any) -> EnvironmentInfo | None:
+    """The ``environment`` of a report on disk, kept when its findings are unchanged."""
+    if value is None:
+        return None
+    try:
+        return EnvironmentInfo.model_validate(value)
+    except ValidationError:
+        return None
 
 
 def write_report(
@@ -323,7 +334,7 @@ def keep_unchanged_comparison(root: Path, report: ComparisonReport) -> bool:
         return False
     report.graderctl_version = old.get("graderctl_version")
     report.created_at = old.get("created_at")
-    report.environment = old.get("environment")
+    report.environment = _environment(old.get("environment"))
     return True
 
 

@@ -183,10 +183,10 @@ def calibration_section(page: Page, report: CalibrationReport, base: str, *, lev
         a = report.agreement
         ap = join(base, "agreement")
         out.append(
-            f"<{h2}>Agreement between labellers</{h2}><p>{esc(a.get('method', ''))}: "
-            f"{p(a.get('value'), ap + '/value')} over {p(a.get('n_units'), ap + '/n_units')} samples "
-            f"(labellers: {esc(', '.join(map(str, a.get('labellers') or [])))}); "
-            f"{p(a.get('n_contested'), ap + '/n_contested')} contested.</p>"
+            f"<{h2}>Agreement between labellers</{h2}><p>{esc(a.method)}: "
+            f"{p(a.value, ap + '/value')} over {p(a.n_units, ap + '/n_units')} samples "
+            f"(labellers: {esc(', '.join(map(str, a.labellers)))}); "
+            f"{p(a.n_contested, ap + '/n_contested')} contested.</p>"
         )
     out.append(warnings_list(page, report.warnings))
     out.append(
@@ -250,7 +250,7 @@ def _rates_chart(page: Page, report: CalibrationReport) -> str:
         rate = getattr(report, key)
         check = _check(report, key)
         limit = getattr(report.policy, "max_" + key)
-        c = rate.clustered or {}
+        c = rate.clustered
         verdict = "" if check is None else ("✓ within limit" if check.passed else "✗ over limit")
         rows.append(
             svg.IntervalRow(
@@ -259,8 +259,8 @@ def _rates_chart(page: Page, report: CalibrationReport) -> str:
                 low=rate.ci_low,
                 high=rate.ci_high,
                 upper=rate.upper_95,
-                alt_low=c.get("ci_low"),
-                alt_high=c.get("ci_high"),
+                alt_low=c.ci_low if c else None,
+                alt_high=c.ci_high if c else None,
                 limit=limit,
                 verdict=verdict,
             )
@@ -331,7 +331,7 @@ def _rates_table(page: Page, report: CalibrationReport, base: str) -> str:
     for key, label, what in _RATES:
         rate = getattr(report, key)
         rp = join(base, key)
-        c = rate.clustered or {}
+        c = rate.clustered
         check = _check(report, key)
         rows.append(
             [
@@ -341,12 +341,10 @@ def _rates_table(page: Page, report: CalibrationReport, base: str) -> str:
                 page.interval(rate.ci_low, rate.ci_high, rp + "/ci_low", rp + "/ci_high"),
                 p(rate.upper_95, rp + "/upper_95", "pct"),
                 (
-                    page.interval(
-                        c.get("ci_low"), c.get("ci_high"), rp + "/clustered/ci_low", rp + "/clustered/ci_high"
-                    )
-                    + f"; upper {p(c.get('upper_95'), rp + '/clustered/upper_95', 'pct')}; "
-                    f"design effect {p(c.get('design_effect'), rp + '/clustered/design_effect')} over "
-                    f"{p(c.get('n_groups'), rp + '/clustered/n_groups')} groups"
+                    page.interval(c.ci_low, c.ci_high, rp + "/clustered/ci_low", rp + "/clustered/ci_high")
+                    + f"; upper {p(c.upper_95, rp + '/clustered/upper_95', 'pct')}; "
+                    f"design effect {p(c.design_effect, rp + '/clustered/design_effect')} over "
+                    f"{p(c.n_groups, rp + '/clustered/n_groups')} groups"
                 )
                 if c
                 else "—",
@@ -664,12 +662,12 @@ def _advice(page: Page, report: CalibrationReport, base: str, h2: str) -> str:
         rows.append(
             [
                 esc(label),
-                page.ratio(entry.get("count"), entry.get("n"), ap + "/count", ap + "/n"),
-                p(entry.get("best_upper_95"), ap + "/best_upper_95", "pct"),
-                p(entry.get("target"), ap + "/target", "pct"),
-                p(entry.get("samples_needed_at_this_count"), ap + "/samples_needed_at_this_count"),
-                p(entry.get("additional_samples_needed"), ap + "/additional_samples_needed"),
-                esc(entry.get("note", "")),
+                page.ratio(entry.count, entry.n, ap + "/count", ap + "/n"),
+                p(entry.best_upper_95, ap + "/best_upper_95", "pct"),
+                p(entry.target, ap + "/target", "pct"),
+                p(entry.samples_needed_at_this_count, ap + "/samples_needed_at_this_count"),
+                p(entry.additional_samples_needed, ap + "/additional_samples_needed"),
+                esc(entry.note or ""),
             ]
         )
     return f"<{h2}>Sample size</{h2}>" + table(
