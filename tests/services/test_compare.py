@@ -197,8 +197,8 @@ def test_groups_widen_the_interval_to_the_hull_with_the_cluster_bootstrap() -> N
     assert tango_only.ci_high == pytest.approx(0.02874, abs=1e-4)
     assert tango_only.within_margin  # as if the 400 samples were independent
     grouped, _ = stratum_comparison(Label.bad, pairs, margin=0.04, identical=False)
-    assert grouped.clustered is not None and grouped.clustered["n_groups"] == 4
-    assert grouped.clustered["ci_high"] == pytest.approx(0.045)
+    assert grouped.clustered is not None and grouped.clustered.n_groups == 4
+    assert grouped.clustered.ci_high == pytest.approx(0.045)
     assert (grouped.ci_low, grouped.ci_high) == (tango_only.ci_low, tango_only.ci_high)  # Tango, as such
     assert (grouped.decision_ci_low, grouped.decision_ci_high) == (0.0, pytest.approx(0.045))
     assert not grouped.within_margin and not grouped.comparable  # the hull decides
@@ -249,7 +249,7 @@ def test_identical_copy_gives_kappa_1_no_flips_and_is_comparable(root: Path) -> 
     assert report.identical_definition
     assert report.margin == 0.03 and report.margin_source == "graders/thresh/v2.toml compare_margin"
     (s,) = report.sets
-    assert s.overall["kappa"] == 1.0 and s.overall["agreement"] == 1.0
+    assert s.overall.kappa == 1.0 and s.overall.agreement == 1.0
     for stratum in s.strata.values():
         assert stratum.kappa == 1.0
         assert stratum.flipped == [] and stratum.b == stratum.c == 0
@@ -450,13 +450,13 @@ def test_replay_of_a_threshold_change_reports_both_pass_at_k_tables(root: Path) 
     assert r.pass_at_k["new"] == pytest.approx({"1": 8 / 12, "2": 11 / 12, "3": 1.0})
     assert r.pass_hat_k["old"] == pytest.approx({"1": 5 / 12, "2": 0.25, "3": 0.25})
     assert r.pass_hat_k["new"] == pytest.approx({"1": 8 / 12, "2": 5 / 12, "3": 0.25})
-    assert r.success["changed"] == 3
+    assert r.success is not None and r.success.changed == 3
     assert not r.comparable and not report.comparable
     assert {"set": None, "stratum": "replay"}.items() <= report.failed_strata[-1].model_dump().items()
     assert report.failed_strata[-1].samples == FLIPPED_TRIALS
     flip = r.flipped[0]
-    assert flip.old["passed"] is False and flip.new["passed"] is True
-    assert any("0.47 < 0.5" in reason for reason in flip.old["reasons"])
+    assert flip.old.passed is False and flip.new.passed is True
+    assert any("0.47 < 0.5" in reason for reason in flip.old.reasons)
 
 
 def test_replay_of_an_identical_copy_agrees_on_every_trial(root: Path) -> None:
@@ -476,7 +476,9 @@ def test_replay_recomputes_success_with_the_recorded_rule(root: Path) -> None:
     r = report.replay
     assert r is not None
     assert [f.trial_id for f in r.flipped] == FLIPPED_TRIALS  # the compared check flips ...
-    assert r.success["changed"] == 0 and r.success["new_rate"] == 0.0  # ... success does not
+    assert (
+        r.success is not None and r.success.changed == 0 and r.success.new_rate == 0.0
+    )  # ... success does not
     assert r.pass_at_k["old"] == r.pass_at_k["new"] == pytest.approx({"1": 0.0, "2": 0.0, "3": 0.0})
 
 

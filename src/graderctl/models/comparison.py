@@ -15,7 +15,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from graderctl.models.base import Label, OpenModel
-from graderctl.models.reports import EnvironmentInfo
+from graderctl.models.reports import EnvironmentInfo, Number
 
 #: How a stratum's verdict was reached.
 DecidedBy = Literal["identical_definition", "interval"]
@@ -88,6 +88,18 @@ class RateChange(OpenModel):
     confidence: float
 
 
+class ClusteredDifference(OpenModel):
+    """The cluster-bootstrap interval of a stratum's difference in accept rate, over sample groups."""
+
+    diff: Number | None = None
+    ci_low: Number | None = None
+    ci_high: Number | None = None
+    n_groups: int | None = None
+    method: str | None = None
+    n_boot: int | None = None
+    seed: int | None = None
+
+
 class StratumComparison(OpenModel):
     """Known-good or known-bad samples of one set, graded by both versions."""
 
@@ -111,7 +123,7 @@ class StratumComparison(OpenModel):
     method: str
     #: When samples carry ``group``: the cluster-bootstrap interval over groups; the decision then uses the
     #: hull of both intervals.
-    clustered: dict[str, Any] | None = None
+    clustered: ClusteredDifference | None = None
     #: The interval compared with the margin: Tango's, or its hull with ``clustered`` (samples with groups).
     decision_ci_low: float | None = None
     decision_ci_high: float | None = None
@@ -131,6 +143,14 @@ class StratumComparison(OpenModel):
     flipped: list[FlippedSample] = Field(default_factory=list)
 
 
+class OverallAgreement(OpenModel):
+    """Agreement of the two versions over both strata of a set (pairs neither version erred on)."""
+
+    n: int = 0
+    agreement: Number | None = None
+    kappa: Number | None = None
+
+
 class SetComparison(OpenModel):
     name: str
     version: int
@@ -144,15 +164,35 @@ class SetComparison(OpenModel):
     #: Share of samples each version left undecided (abstained), when either did; absent otherwise.
     undecided_rate: dict[str, float | None] | None = Field(default=None, exclude_if=lambda v: v is None)
     #: Agreement over both strata together: ``{"n", "agreement", "kappa"}``.
-    overall: dict[str, Any] = Field(default_factory=dict)
+    overall: OverallAgreement = Field(default_factory=OverallAgreement)
     strata: dict[str, StratumComparison]
+
+
+class TrialSide(OpenModel):
+    """What one version's grading of a trial's check gave: passed (``None``: undecided or erred) and why."""
+
+    passed: bool | None = None
+    reasons: list[str] = Field(default_factory=list)
 
 
 class FlippedTrial(OpenModel):
     task_id: str
     trial_id: str
-    old: dict[str, Any]
-    new: dict[str, Any]
+    old: TrialSide
+    new: TrialSide
+
+
+class SuccessChange(OpenModel):
+    """Trial success under both versions (OLD as recorded, NEW recomputed with the results' rule)."""
+
+    #: Trials whose success both versions decided.
+    n: int = 0
+    old_rate: Number | None = None
+    new_rate: Number | None = None
+    #: Trials whose success changed.
+    changed: int = 0
+    #: ``task``: each task weighs the same, whatever its number of trials.
+    weighting: str = "task"
 
 
 class ReplayComparison(OpenModel):
@@ -190,7 +230,7 @@ class ReplayComparison(OpenModel):
     #: Whether NEW erred on more trials than the compared sets' smallest ``max_error_rate`` allows.
     error_rate_exceeded: bool = False
     #: Success under both versions (OLD as recorded, NEW recomputed with the results' rule).
-    success: dict[str, Any] = Field(default_factory=dict)
+    success: SuccessChange | None = None
     ks: list[int] = Field(default_factory=list)
     #: ``{"old": {"1": 0.5, ...}, "new": {...}}`` over the trials graded by both versions.
     pass_at_k: dict[str, dict[str, float | None]] = Field(default_factory=dict)

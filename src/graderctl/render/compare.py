@@ -112,7 +112,7 @@ def _stratum_row(s: StratumComparison) -> list[object]:
     decisive = ci(s.ci_low, s.ci_high)
     if s.clustered:
         decisive += (
-            f"; groups: {ci(s.clustered.get('ci_low'), s.clustered.get('ci_high'))}; "
+            f"; groups: {ci(s.clustered.ci_low, s.clustered.ci_high)}; "
             f"decides: {_decision_ci(s).removesuffix(' (groups)')}"
         )
     return [
@@ -204,9 +204,9 @@ def _replay_md(r: ReplayComparison, margin: float) -> list[str]:
                 [
                     f.task_id,
                     f.trial_id,
-                    f"{_passed(f.old.get('passed'))} → {_passed(f.new.get('passed'))}",
-                    "; ".join(f.old.get("reasons") or []),
-                    "; ".join(f.new.get("reasons") or []),
+                    f"{_passed(f.old.passed)} → {_passed(f.new.passed)}",
+                    "; ".join(f.old.reasons),
+                    "; ".join(f.new.reasons),
                 ]
                 for f in r.flipped[:MAX_LISTED]
             ],
@@ -248,8 +248,8 @@ def render_markdown(report: ComparisonReport) -> str:
         lines.append(f"Set fingerprint `{s.fingerprint}`.")
         overall = s.overall
         lines.append(
-            f"Over all samples: agreement {pct(overall.get('agreement'))}, "
-            f"Cohen's kappa {num(overall.get('kappa'))} ({overall.get('n', 0)} pairs)."
+            f"Over all samples: agreement {pct(overall.agreement)}, "
+            f"Cohen's kappa {num(overall.kappa)} ({overall.n} pairs)."
         )
         lines.append("")
         lines += _md_table(STRATUM_HEADERS, [_stratum_row(st) for st in s.strata.values()])
@@ -297,8 +297,8 @@ def render_text(report: ComparisonReport) -> str:
     for s in report.sets:
         overall = s.overall
         out.append(
-            f"  set {s.name}: {s.n_samples} samples, agreement {pct(overall.get('agreement'))}, "
-            f"kappa {num(overall.get('kappa'))}"
+            f"  set {s.name}: {s.n_samples} samples, agreement {pct(overall.agreement)}, "
+            f"kappa {num(overall.kappa)}"
         )
         rows = []
         for st in s.strata.values():

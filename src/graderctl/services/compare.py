@@ -41,18 +41,22 @@ from typing import TYPE_CHECKING, Any
 from graderctl.errors import InvalidInputError, Problem
 from graderctl.models.base import Label
 from graderctl.models.comparison import (
+    ClusteredDifference,
     ComparedGrader,
     ComparisonReport,
     ErrorCounts,
     FailedStratum,
     FlippedSample,
     FlippedTrial,
+    OverallAgreement,
     PairedTable,
     RateChange,
     ReplayComparison,
     SetComparison,
     SideOutcome,
     StratumComparison,
+    SuccessChange,
+    TrialSide,
 )
 from graderctl.models.reports import EnvironmentInfo, SampleOutcome
 from graderctl.models.results import CheckResult, SkippedCheck
@@ -251,7 +255,7 @@ def stratum_comparison(
     )
     needed = min_n_for_margin(margin, confidence)
     supports = needed is not None and n >= needed
-    clustered: dict[str, Any] | None = None
+    clustered: ClusteredDifference | None = None
     if n == 0:
         warn.append(f"{noun}: no sample was graded by both versions; the difference is undefined")
         tango = _Interval(None, None, None)
@@ -284,15 +288,15 @@ def stratum_comparison(
                     seed=SEED,
                 )
             )
-            clustered = {
-                "diff": diff,
-                "ci_low": low,
-                "ci_high": high,
-                "n_groups": len(set(groups)),
-                "method": "cluster-bootstrap over groups (group-weighted)",
-                "n_boot": N_BOOT,
-                "seed": SEED,
-            }
+            clustered = ClusteredDifference(
+                diff=diff,
+                ci_low=low,
+                ci_high=high,
+                n_groups=len(set(groups)),
+                method="cluster-bootstrap over groups (group-weighted)",
+                n_boot=N_BOOT,
+                seed=SEED,
+            )
             assert tango.low is not None and tango.high is not None
             decisive = _Interval(tango.diff, min(tango.low, low), max(tango.high, high))
     within = False
@@ -562,14 +566,14 @@ def compare_outcomes(
             failed.append(FailedStratum(set=cal_set.name, stratum="decided", reason=message, samples=[]))
         warn.append(f"set {cal_set.name}: {message}")
     graded = [(o, w) for o, w in pairs if o.accepted is not None and w.accepted is not None]
-    overall: dict[str, Any] = {"n": len(graded), "agreement": None, "kappa": None}
+    overall = OverallAgreement(n=len(graded))
     if graded:
         a = [bool(o.accepted) for o, _ in graded]
         b = [bool(w.accepted) for _, w in graded]
         outcomes: PairedOutcomes = _quiet(lambda: paired_outcomes(a, b))
-        overall["agreement"] = outcomes.agreement
-        overall["kappa"] = outcomes.kappa
-        if overall["kappa"] is None:
+        overall.agreement = outcomes.agreement
+        overall.kappa = outcomes.kappa
+        if overall.kappa is None:
             warn.append(
                 f"set {cal_set.name}: Cohen's kappa over all samples is undefined: both versions gave one "
                 "outcome to every sample"
@@ -915,8 +919,8 @@ def replay_from_records(
         FlippedTrial(
             task_id=r.task_id,
             trial_id=r.trial_id,
-            old={"passed": r.old, "reasons": list(r.old_reasons)},
-            new={"passed": r.new, "reasons": list(r.new_reasons)},
+            old=TrialSide(passed=r.old, reasons=list(r.old_reasons)),
+            new=TrialSide(passed=r.new, reasons=list(r.new_reasons)),
         )
         for r in sorted(graded, key=lambda r: (r.task_id, r.trial_id))
         if r.old != r.new
@@ -975,13 +979,13 @@ def replay_from_records(
     ks, at, hat, pass_warnings = _pass_tables(records)
     warn.extend(pass_warnings)
     both_success = [r for r in records if r.old_success is not None and r.new_success is not None]
-    success = {
-        "n": len(both_success),
-        "old_rate": _task_weighted_rate([(r.task_id, bool(r.old_success)) for r in both_success]),
-        "new_rate": _task_weighted_rate([(r.task_id, bool(r.new_success)) for r in both_success]),
-        "changed": sum(1 for r in both_success if r.old_success != r.new_success),
-        "weighting": "task",
-    }
+    success = SuccessChange(
+        n=len(both_success),
+        old_rate=_task_weighted_rate([(r.task_id, bool(r.old_success)) for r in both_success]),
+        new_rate=_task_weighted_rate([(r.task_id, bool(r.new_success)) for r in both_success]),
+        changed=sum(1 for r in both_success if r.old_success != r.new_success),
+        weighting="task",
+    )
     replay = ReplayComparison(
         results=results,
         trials=trials,
@@ -1035,7 +1039,7 @@ def replay_from_records(
         drivers = [
             f.trial_id
             for f in flipped
-            if diff is None or diff == 0 or bool(f.new.get("passed")) == towards_pass
+            if diff is None or diff == 0 or bool(f.new.passed) == towards_pass
         ]
         failed.append(FailedStratum(set=None, stratum="replay", reason=message, samples=drivers))
     return replay, failed, warn
