@@ -132,3 +132,44 @@ def render_tune_markdown(result: TuneResult) -> str:
     lines += ["| " + " | ".join(_row(p)) + " |" for p in result.table]
     lines += ["", *[f"- {n}" for n in result.notes]]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def version_description(result: TuneResult, chosen: OperatingPointInfo, command: str | None) -> str:
+    """The paragraph ``tune`` adds to the description of the version it writes: how the operating point was
+    chosen, on which samples, against which limits, what it measured, and where the verdict comes from."""
+    s = result.calibration_set
+    if result.mode == "band":
+        rule = (
+            f"accept at or above {chosen.accept_at_or_above:g}, reject below {chosen.reject_below:g}, "
+            "undecided in between"
+        )
+    else:
+        rule = f"{result.param} = {chosen.accept_at_or_above:g}"
+    lim = result.limits
+    limits = (
+        f"false accept <= {lim.max_false_accept_rate:g} and false reject <= {lim.max_false_reject_rate:g}"
+        + (f" and coverage >= {lim.min_coverage:g}" if lim.min_coverage is not None else "")
+        + f" (from the set's {'policy' if lim.source == 'policy' else 'tune target'}, one-sided 95% bounds)"
+    )
+    far = chosen.false_accept_rate_upper_95
+    frr = chosen.false_reject_rate_upper_95
+    measured = (
+        f"false accepts {chosen.false_accepts}/{chosen.bad_decided} (upper 95% "
+        f"{far if far is None else round(far, 4)}), "
+        f"false rejects {chosen.false_rejects}/{chosen.good_decided} "
+        f"(upper 95% {frr if frr is None else round(frr, 4)})"
+    )
+    if result.mode == "band":
+        measured += f", coverage {chosen.good_decided + chosen.bad_decided}/{result.n_tune - result.errors}"
+    how = f" ({command})" if command else ""
+    return (
+        f"Operating point chosen by graderctl tune{how} from {result.grader.name}@{result.grader.version} on "
+        f"the tune split of {s.name} v{s.version} ({s.n_good} good, {s.n_bad} bad; "
+        f"{result.n_certify} certify samples not read): {rule}, "
+        + (
+            "the band deciding the most samples within "
+            if result.mode == "band"
+            else "the lowest false reject rate meeting "
+        )
+        + f"{limits}. On the tune samples: {measured}. Verdict: graderctl calibrate on the certify split."
+    )

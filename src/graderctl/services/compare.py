@@ -1037,9 +1037,7 @@ def replay_from_records(
     if not comparable:
         towards_pass = diff is not None and diff > 0
         drivers = [
-            f.trial_id
-            for f in flipped
-            if diff is None or diff == 0 or bool(f.new.passed) == towards_pass
+            f.trial_id for f in flipped if diff is None or diff == 0 or bool(f.new.passed) == towards_pass
         ]
         failed.append(FailedStratum(set=None, stratum="replay", reason=message, samples=drivers))
     return replay, failed, warn

@@ -554,45 +554,6 @@ def _num(value: Any) -> float | None:
     return v if math.isfinite(v) else None
 
 
-def _describe(result: TuneResult, chosen: OperatingPointInfo, command: str | None) -> str:
-    s = result.calibration_set
-    if result.mode == "band":
-        rule = (
-            f"accept at or above {chosen.accept_at_or_above:g}, reject below {chosen.reject_below:g}, "
-            "undecided in between"
-        )
-    else:
-        rule = f"{result.param} = {chosen.accept_at_or_above:g}"
-    lim = result.limits
-    limits = (
-        f"false accept <= {lim.max_false_accept_rate:g} and false reject <= {lim.max_false_reject_rate:g}"
-        + (f" and coverage >= {lim.min_coverage:g}" if lim.min_coverage is not None else "")
-        + f" (from the set's {'policy' if lim.source == 'policy' else 'tune target'}, one-sided 95% bounds)"
-    )
-    far = chosen.false_accept_rate_upper_95
-    frr = chosen.false_reject_rate_upper_95
-    measured = (
-        f"false accepts {chosen.false_accepts}/{chosen.bad_decided} (upper 95% "
-        f"{far if far is None else round(far, 4)}), "
-        f"false rejects {chosen.false_rejects}/{chosen.good_decided} "
-        f"(upper 95% {frr if frr is None else round(frr, 4)})"
-    )
-    if result.mode == "band":
-        measured += f", coverage {chosen.good_decided + chosen.bad_decided}/{result.n_tune - result.errors}"
-    how = f" ({command})" if command else ""
-    return (
-        f"Operating point chosen by graderctl tune{how} from {result.grader.name}@{result.grader.version} on "
-        f"the tune split of {s.name} v{s.version} ({s.n_good} good, {s.n_bad} bad; "
-        f"{result.n_certify} certify samples not read): {rule}, "
-        + (
-            "the band deciding the most samples within "
-            if result.mode == "band"
-            else "the lowest false reject rate meeting "
-        )
-        + f"{limits}. On the tune samples: {measured}. Verdict: graderctl calibrate on the certify split."
-    )
-
-
 def _write_version(
     grader: LoadedGrader,
     result: TuneResult,
@@ -602,6 +563,7 @@ def _write_version(
     command: str | None,
     update_lock: bool,
 ) -> WrittenVersion:
+    from graderctl.render.tune import version_description
     from graderctl.store.lock import release_in_own_lock
     from graderctl.store.readers import display_path
     from graderctl.store.versions import write_and_load_new_version
@@ -617,7 +579,7 @@ def _write_version(
         set_params = {param: chosen.accept_at_or_above}
         # a plain threshold: a band of the old version would override it
         drop = ("accept_at_or_above", "reject_below") if param == "threshold" else ()
-    note = _describe(result, chosen, command)
+    note = version_description(result, chosen, command)
     old = grader.spec.description.rstrip()
     description = f"{old}\n\n{note}" if old else note
     new = write_and_load_new_version(
