@@ -195,6 +195,58 @@ def test_score_review_lines_and_sets_add_validate(tmp_path: Path, capsys: pytest
     assert "version = 2" in (root / "calibration_sets" / "claim-support-core" / "manifest.toml").read_text()
 
 
+@pytest.mark.parametrize(
+    ("old", "new"), [("claim-support@1", "claim-support@2"), ("coverage@1", "coverage@2")]
+)
+def test_compare_prints_a_comparison_that_validates(
+    old: str, new: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, doc = printed(capsys, "compare", old, new, "--format", "json", "--no-write", "-q")
+    assert code in (ExitCode.OK, ExitCode.NEGATIVE_VERDICT), doc
+    assert doc["type"] == "comparison" and doc["sets"]
+    assert_valid("comparison-report", doc)
+
+
+def test_compare_replay_prints_a_replay_section_that_validates(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    trials = REPO / "examples" / "research-agent" / "trials.jsonl"
+    results = tmp_path / "results.jsonl"
+    argv = [
+        "score",
+        str(trials),
+        "--grader",
+        "claim-support@1",
+        "--output",
+        str(results),
+        "--allow-untrusted",
+    ]
+    code = _state.run(app, ["--root", str(REPO), *argv, "--no-cache", "-q"])
+    capsys.readouterr()
+    assert code == ExitCode.OK
+    for line in results.read_text(encoding="utf-8").splitlines():
+        assert_valid("graded-result", json.loads(line))
+    code, doc = printed(
+        capsys,
+        "compare",
+        "claim-support@1",
+        "claim-support@2",
+        "--replay",
+        str(results),
+        "--trials",
+        str(trials),
+        "--format",
+        "json",
+        "--no-write",
+        "-q",
+    )
+    assert code in (ExitCode.OK, ExitCode.NEGATIVE_VERDICT), doc
+    assert (
+        doc["replay"] is not None and doc["replay"]["n_trials"] > 0 and doc["replay"]["success"] is not None
+    )
+    assert_valid("comparison-report", doc)
+
+
 def test_the_shipped_reports_validate() -> None:
     found = sorted((REPO / "reports").rglob("*.json"))
     assert found
