@@ -93,3 +93,21 @@ def test_missing_file_exit_3(capsys: pytest.CaptureFixture[str], tmp_path: Path)
     code, _, err = run(capsys, "--root", str(tmp_path), "metrics", str(tmp_path / "nope.jsonl"))
     assert code == ExitCode.INVALID_INPUT
     assert "no such file" in err
+
+
+def test_duplicate_keys_exit_3_with_file_line_and_pointer(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "results.jsonl"
+    path.write_text(
+        '{"task_id": "a", "trial_id": "1", "success": true}\n'
+        '{"task_id": "a", "trial_id": "2", "success": false, "success": true}\n',
+        encoding="utf-8",
+    )
+    code, out, err = run(capsys, "--root", str(tmp_path), "metrics", str(path), "--format", "json")
+    assert code == ExitCode.INVALID_INPUT, err
+    doc = json.loads(out)  # the JSON error document
+    assert doc["type"] == "error" and doc["exit_code"] == 3
+    (problem,) = doc["problems"]
+    assert (problem["file"], problem["line"], problem["pointer"]) == ("results.jsonl", 2, "")
+    assert "results.jsonl:2" in err and "duplicate key 'success'" in err

@@ -555,3 +555,86 @@ def test_parallel_scan_locates_problems_and_duplicates(
         service.scan_results(path)
     found = {(p.line, p.pointer) for p in info.value.problems}
     assert found == {(len(lines) - 2, "/success"), (len(lines) - 1, "/trial_id")}
+
+
+@pytest.mark.parametrize(
+    ("line", "pointer", "key"),
+    [
+        ('{"task_id": "a", "trial_id": "2", "success": false, "success": true}', "", "success"),
+        ('{"task_id":"a","trial_id":"2","success":true,"success":false}', "", "success"),
+        ('{"task_id": "a", "trial_id": "2", "succ\\u0065ss": false, "success": true}', "", "success"),
+        (
+            '{"task_id": "a", "trial_id": "2", "success": true, '
+            '"checks": {"cs": {"passed": false, "grader": "x@1", "passed": true}}}',
+            "/checks/cs",
+            "passed",
+        ),
+        ('{"task_id": "a", "trial_id": "2", "success": true, "note": {"k" : 1, "k": 2}}', "/note", "k"),
+        ('{"task_id": "a", "trial_id": "2", "success": true, "cost": {"usd": 1, "usd": 2}}', "/cost", "usd"),
+    ],
+)
+def test_duplicate_keys_are_refused_with_line_and_pointer(
+    tmp_path: Path, line: str, pointer: str, key: str
+) -> None:
+    """issue 11 item 13: a JSON parser keeps the last of two equal keys silently; metrics refuses them like
+    every other reader (``store.readers.duplicate_key_problem``)."""
+    path = tmp_path / "r.jsonl"
+    path.write_text('{"task_id": "a", "trial_id": "1", "success": true}\n' + line + "\n", encoding="utf-8")
+    with pytest.raises(InvalidInputError) as info:
+        metrics(path)
+    (problem,) = info.value.problems
+    assert (problem.file, problem.line, problem.pointer) == ("r.jsonl", 2, pointer)
+    assert f"duplicate key {key!r}" in problem.message
+
+
+def test_lines_without_duplicate_keys_pass_the_check(tmp_path: Path) -> None:
+    """Escapes, colons and quotes inside strings, equal keys in different objects: no false alarm."""
+    rows = [
+        '{"task_id": "a", "trial_id": "1", "success": true, '
+        '"reason": "he said \\": \\" twice\\"", "x": ":y"}',
+        '{"task_id":"a","trial_id":"2","success":false,"checks":{"a":{"passed":false},"b":{"passed":true}}}',
+        '{"task_id": "a", "trial_id": "3", "success": true, "note": "caf\\u00e9 \\u003a", "k\\\\": 1}',
+        '{"task_id" : "a", "trial_id" : "4", "success" : true}',
+    ]
+    path = tmp_path / "r.jsonl"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    assert metrics(path)["trials"] == 4
+
+
+def test_the_quick_duplicate_filter_never_misses_one() -> None:
+    """``may_repeat_a_key`` answers "no" only for texts the exact check passes: random nested objects with
+    and without repeated keys, quotes, colons, backslashes and escapes in keys and strings, three layouts."""
+    from graderctl.store.metrics_inputs import may_repeat_a_key
+    from graderctl.store.readers import duplicate_key_problem
+
+    rng = random.Random(12)
+    alphabet = ["a", "b", ":", '"', "\\", " ", "é", "/", "\n"]
+
+    def word() -> str:
+        return "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 3)))
+
+    def value(depth: int) -> str:
+        kind = rng.random()
+        if depth < 3 and kind < 0.3:
+            return obj(depth + 1)
+        if depth < 3 and kind < 0.4:
+            return "[" + ", ".join(value(depth + 1) for _ in range(rng.randint(0, 2))) + "]"
+        if kind < 0.7:
+            return json.dumps(word(), ensure_ascii=rng.random() < 0.3)
+        return rng.choice(["1", "true", "null", "-2.5e3"])
+
+    def obj(depth: int) -> str:
+        keys = [word() for _ in range(rng.randint(0, 4))]
+        if keys and rng.random() < 0.3:
+            keys.append(rng.choice(keys))  # a repeated key
+        sep = rng.choice([":", ": ", " : "])
+        pairs = [json.dumps(k, ensure_ascii=rng.random() < 0.3) + sep + value(depth) for k in keys]
+        return "{" + rng.choice([",", ", "]).join(pairs) + "}"
+
+    repeated = 0
+    for _ in range(3000):
+        raw = obj(0).encode()
+        if duplicate_key_problem(raw, "r.jsonl", 1) is not None:
+            repeated += 1
+            assert may_repeat_a_key(raw), raw
+    assert repeated > 300  # the test makes repeated keys, at every depth

@@ -27,7 +27,7 @@ import msgspec
 from graderctl.errors import InvalidInputError, Problem
 from graderctl.models.reports import CalibrationReport
 from graderctl.store.problems import ProblemSink
-from graderctl.store.readers import BOM, decode_json_line, display_path
+from graderctl.store.readers import BOM, decode_json_line, display_path, duplicate_key_problem
 
 COMPARISONS_DIR = ("reports", "comparisons")
 
@@ -229,6 +229,27 @@ class _Part:
     citations: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
 
 
+_generic_decode = msgspec.json.Decoder().decode
+_encode = msgspec.json.Encoder().encode
+
+
+def may_repeat_a_key(raw: bytes) -> bool:
+    """``False`` only when the JSON text ``raw`` (valid) has no key twice in one object; then the exact (and
+    30x slower) :func:`~graderctl.store.readers.duplicate_key_problem` need not run.
+
+    A parser keeps the last of two equal keys, so re-encoding the parsed value drops a repeated key. In a
+    text without ``\\u`` escapes and without white space before a colon, every ``":`` ends a key or opens a
+    string that starts with a colon, and the re-encoding writes each of them the same way (msgspec escapes
+    ``"`` and ``\\`` as the text must have): the counts of ``":`` are equal exactly when no key was
+    dropped. Anything else (an escape, ``"a" : 1``, a value msgspec cannot parse) says "maybe"."""
+    if b"\\u" in raw or b" :" in raw or b"\t:" in raw or b"\r:" in raw:
+        return True
+    try:
+        return raw.count(b'":') != _encode(_generic_decode(raw)).count(b'":')
+    except (msgspec.DecodeError, msgspec.EncodeError, RecursionError, OverflowError, ValueError):
+        return True
+
+
 def _scan_part(path: Path, shown: str, start: int = 0, end: int | None = None, cap: int = 100) -> _Part:
     """Scan bytes ``[start, end)``; line numbers in problems count from the range's first line."""
     sink = ProblemSink(cap)
@@ -264,6 +285,11 @@ def _scan_part(path: Path, shown: str, start: int = 0, end: int | None = None, c
             except errors as exc:
                 _diagnose(raw.rstrip(b"\r"), number, shown, sink, str(exc))
                 continue
+            if may_repeat_a_key(raw):
+                duplicate = duplicate_key_problem(raw.rstrip(b"\r"), shown, number)
+                if duplicate is not None:
+                    sink.add(duplicate)
+                    continue
             task_id = line.task_id
             key = (task_id, line.trial_id)
             if key in seen:
