@@ -638,3 +638,52 @@ def test_the_quick_duplicate_filter_never_misses_one() -> None:
             repeated += 1
             assert may_repeat_a_key(raw), raw
     assert repeated > 300  # the test makes repeated keys, at every depth
+
+
+# --- issue 11 item 20: a one-task interval is undefined, not zero-width --------------------------------
+
+
+def test_one_task_gives_undefined_intervals_with_a_reason(tmp_path: Path) -> None:
+    path = write_results(tmp_path / "r.jsonl", trials("only", [True, False, True, False]))
+    doc = metrics(path, ks=[1, 2])
+    assert doc["pass_at_k_ci"] == {"1": None, "2": None}
+    assert doc["pass_hat_k_ci"] == {"1": None, "2": None}
+    task, trial = doc["success_rate"]["task_weighted"], doc["success_rate"]["trial_weighted"]
+    assert (task["ci_low"], task["ci_high"]) == (None, None)
+    # the cluster bootstrap over one task gave [0.5, 0.5]: zero-width, not an interval
+    assert (trial["ci_low"], trial["ci_high"]) == (None, None) and trial["value"] == 0.5
+    (why,) = [w for w in doc["warnings"] if "between-task variance" in w]
+    assert why.startswith("one task: ") and "undefined (null)" in why
+
+
+def test_one_weighted_task_gives_undefined_pass_intervals(tmp_path: Path) -> None:
+    rows = trials("a", [True, False, True]) + trials("b", [True, True, False])
+    path = write_results(tmp_path / "r.jsonl", rows)
+    weights = tmp_path / "w.json"
+    weights.write_text('{"a": 1, "b": 0}')
+    doc = metrics(path, weights=weights)
+    assert all(ci is None for ci in doc["pass_at_k_ci"].values())
+    assert all(ci is None for ci in doc["pass_hat_k_ci"].values())
+    assert doc["success_rate"]["trial_weighted"]["ci_low"] is not None  # two tasks of trials: defined
+    assert any(w.startswith("one of the 2 tasks carries weight: ") for w in doc["warnings"])
+
+
+def test_a_one_task_category_has_no_interval_and_says_why(tmp_path: Path) -> None:
+    rows = (
+        trials("a", [True, False, True], category="solo")
+        + trials("b", [True, True, False], category="pair")
+        + trials("c", [False, False, True], category="pair")
+    )
+    doc = metrics(write_results(tmp_path / "r.jsonl", rows))
+    assert doc["categories"]["solo"]["ci"] is None and doc["categories"]["pair"]["ci"] is not None
+    assert any(w.startswith("category 'solo' has one task") for w in doc["warnings"])
+
+
+def test_text_shows_n_a_for_an_undefined_interval(tmp_path: Path) -> None:
+    from graderctl.render.metrics import render_text
+
+    path = write_results(tmp_path / "r.jsonl", trials("only", [True, False, True, False]))
+    text = render_text(compute_metrics(path, root=tmp_path).document)
+    rows = [line for line in text.splitlines() if line.startswith(("pass@1 ", "pass^2 ", "trial-weighted"))]
+    assert len(rows) == 3 and all(row.rstrip().endswith("n/a") for row in rows), rows
+    assert "50.0% – 50.0%" not in text

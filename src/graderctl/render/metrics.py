@@ -31,13 +31,13 @@ def _pct(value: Any) -> str:
 
 def _ci(low: Any, high: Any, fmt: Any = _num) -> str:
     if low is None or high is None:
-        return "undefined"
+        return "n/a"  # undefined: the document says why under warnings
     return f"{fmt(low)} – {fmt(high)}"
 
 
 def _ci_of(value: Any, fmt: Any = _num) -> str:
     if not isinstance(value, dict):
-        return "undefined"
+        return "n/a"
     return _ci(value.get("low"), value.get("high"), fmt)
 
 

@@ -350,6 +350,15 @@ def _interval(values: Sequence[float], options: MetricsOptions, notes: list[str]
     return None if ci is None else Interval(low=ci[0], high=ci[1])
 
 
+def _one_task_note(n_tasks: int) -> str:
+    what = "one task" if n_tasks == 1 else f"one of the {n_tasks} tasks carries weight"
+    rates = "both success rates" if n_tasks == 1 else "the task-weighted success rate"
+    return (
+        f"{what}: the intervals of pass@k, pass^k and {rates} are undefined (null), because one task gives "
+        "no between-task variance (the intervals resample tasks); run more tasks for an interval"
+    )
+
+
 def _num(value: float | Fraction) -> float:
     return float(value)
 
@@ -483,6 +492,11 @@ def compute_metrics(results: Path, *, root: Path, options: MetricsOptions | None
     doc_hat_exact: dict[str, str] = {}
     doc_hat_ci: dict[str, Interval | None] = {}
     n_tasks = len(graded_ids)
+    # The intervals resample tasks: one task (or one task that carries weight) gives no between-task
+    # variance, so the interval is undefined (null), never a zero-width interval around the one value.
+    spread = n_tasks if weight_list is None else sum(1 for w in weight_list if w > 0)
+    if spread < 2:
+        notes.append(_one_task_note(n_tasks))
     for k in ks:
         for fn, mean_of, out, out_exact, out_ci in (
             (pass_at_k, mean_pass_at_k_grouped, doc_pass, doc_pass_exact, doc_pass_ci),
@@ -500,7 +514,7 @@ def compute_metrics(results: Path, *, root: Path, options: MetricsOptions | None
             if k == 1 and out is doc_hat and weight_list is None:
                 out_ci["1"] = doc_pass_ci["1"]  # pass^1 = pass@1 task by task: same interval
             else:
-                out_ci[str(k)] = _interval(per_task, options, notes)
+                out_ci[str(k)] = _interval(per_task, options, notes) if spread > 1 else None
 
     # success rates: task-weighted (= pass@1) beside trial-weighted
     from graderctl.stats import cluster_bootstrap_rate
@@ -511,12 +525,15 @@ def compute_metrics(results: Path, *, root: Path, options: MetricsOptions | None
         c, n = scan.tasks[t][_OK], ns[t]
         outcomes.extend([True] * c + [False] * (n - c))
         owners.extend([str(i)] * n)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        trial_ci = cluster_bootstrap_rate(
-            outcomes, owners, confidence=options.confidence, n_boot=options.n_boot, seed=options.seed
-        )
-    notes.extend(str(w.message) for w in caught)
+    trial_low = trial_high = None
+    if n_tasks > 1:  # over one task the cluster bootstrap has one cluster: a zero-width interval
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            trial_ci = cluster_bootstrap_rate(
+                outcomes, owners, confidence=options.confidence, n_boot=options.n_boot, seed=options.seed
+            )
+        notes.extend(str(w.message) for w in caught)
+        trial_low, trial_high = trial_ci.ci_low, trial_ci.ci_high
     del outcomes, owners
 
     pass1_ci = doc_pass_ci["1"]
@@ -535,8 +552,8 @@ def compute_metrics(results: Path, *, root: Path, options: MetricsOptions | None
             value=successes / graded,
             successes=successes,
             trials=graded,
-            ci_low=trial_ci.ci_low,
-            ci_high=trial_ci.ci_high,
+            ci_low=trial_low,
+            ci_high=trial_high,
             method="cluster bootstrap over tasks",
         ),
     )
@@ -560,6 +577,11 @@ def compute_metrics(results: Path, *, root: Path, options: MetricsOptions | None
         )
         if not task_rates:
             notes.append(f"category {cat!r} has no graded trial: its success rates are null")
+        elif len(task_rates) == 1 and n_tasks > 1:
+            notes.append(
+                f"category {cat!r} has one task with graded trials: its interval is undefined (null), "
+                "because one task gives no between-task variance"
+            )
 
     failures_by_check = {
         check: CheckFailures(
