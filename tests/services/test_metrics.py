@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -687,3 +688,41 @@ def test_text_shows_n_a_for_an_undefined_interval(tmp_path: Path) -> None:
     rows = [line for line in text.splitlines() if line.startswith(("pass@1 ", "pass^2 ", "trial-weighted"))]
     assert len(rows) == 3 and all(row.rstrip().endswith("n/a") for row in rows), rows
     assert "50.0% – 50.0%" not in text
+
+
+def test_warnings_name_no_internal_function(tmp_path: Path) -> None:
+    """issue 11 item 20: notes for people, not programmers (a statistics warning named its function)."""
+    from graderctl import stats
+
+    internal = [name for name in stats.__all__ if "_" in name and name[0].islower()]
+    cases = [
+        trials("a", [True, True, True]) + trials("b", [True, True]),  # every outcome the same
+        trials("only", [True, False, True]),  # one task
+    ]
+    seen = 0
+    for i, rows in enumerate(cases):
+        doc = metrics(write_results(tmp_path / f"r{i}.jsonl", rows))
+        for note in doc["warnings"]:
+            seen += 1
+            assert not [name for name in internal if name in note], note
+            assert not re.match(r"^[a-z]+(_[a-z]+)+[: ]", note), note
+    assert seen
+
+
+def test_plain_note_rewords_the_statistics_warnings() -> None:
+    from graderctl.services.notes import plain_note
+
+    assert plain_note("wilson_interval is undefined for n = 0 trials; returning None") == (
+        "the value is undefined for n = 0 trials (null)"
+    )
+    assert (
+        plain_note("cluster_bootstrap_rate: the rate is undefined for 0 samples; bounds are None")
+        == "the rate is undefined for 0 samples; bounds are null"
+    )
+    assert plain_note(
+        "rogan_gladen_interval: too many plausible (FAR, FRR) pairs sum to 1 or more for the correction to "
+        "be bounded; the interval is None. Use larger calibration sets."
+    ).startswith("the corrected success rate has no interval (null): ")
+    assert plain_note("no trial records cost.usd: dollar figures are null") == (
+        "no trial records cost.usd: dollar figures are null"
+    )

@@ -53,6 +53,7 @@ from graderctl.models.metrics import (
     Untrusted,
     Weighting,
 )
+from graderctl.services.notes import plain_notes
 from graderctl.store.metrics_inputs import (
     COST_FIELDS,
     FAIL,
@@ -292,7 +293,7 @@ def _correction(
         corrected = rogan_gladen_interval(
             successes, graded, far_count, far_n, frr_count, frr_n, confidence=confidence, seed=seed
         )
-    notes.extend(str(w.message) for w in caught)
+    notes.extend(plain_notes(caught))
     assert base.approach is not None and base.approximation is not None and base.caveat is not None
     assert base.far is not None and base.frr is not None and base.by_check is not None
     out = CorrectionApplied(
@@ -343,10 +344,9 @@ def _interval(values: Sequence[float], options: MetricsOptions, notes: list[str]
         ci = bootstrap_tasks_interval(
             values, confidence=options.confidence, n_boot=options.n_boot, seed=options.seed
         )
-    for w in caught:
-        msg = str(w.message)
-        if msg not in notes:
-            notes.append(msg)
+    for note in plain_notes(caught):
+        if note not in notes:
+            notes.append(note)
     return None if ci is None else Interval(low=ci[0], high=ci[1])
 
 
@@ -532,7 +532,8 @@ def compute_metrics(results: Path, *, root: Path, options: MetricsOptions | None
             trial_ci = cluster_bootstrap_rate(
                 outcomes, owners, confidence=options.confidence, n_boot=options.n_boot, seed=options.seed
             )
-        notes.extend(str(w.message) for w in caught)
+        # The design effect is not part of the document: a note about it would say nothing to the reader.
+        notes.extend(plain_notes(caught, leave_out=("design effect",)))
         trial_low, trial_high = trial_ci.ci_low, trial_ci.ci_high
     del outcomes, owners
 

@@ -52,6 +52,7 @@ from graderctl.render.probe import fmt_p as _fmt_p
 from graderctl.render.probe import fmt_signed as _fmt_signed
 from graderctl.runner import ProgressCallback
 from graderctl.services.calibrate import check_pair
+from graderctl.services.notes import plain_notes
 from graderctl.services.running import DEFAULT_RUN, RunOptions, run_inputs, start_grader, verdict_cache
 from graderctl.store.probes import probe_paths
 from graderctl.store.project import LoadedGrader, LoadedSet
@@ -322,7 +323,7 @@ def _not_applicable(probe: str, targeted: int, changed: int) -> str:
 
 
 def _rate_change(probe: str, pairs: Sequence[tuple[bool, bool]], margin: float) -> dict[str, Any]:
-    from graderctl.stats import margin_outcome, paired_difference
+    from graderctl.stats import UndefinedMetricWarning, margin_outcome, paired_difference
 
     if probe == "length":  # bad samples: an accept is a false accept
         before = [b for b, _ in pairs]
@@ -333,7 +334,11 @@ def _rate_change(probe: str, pairs: Sequence[tuple[bool, bool]], margin: float) 
         after = [not a for _, a in pairs]
         label = "false reject rate"
     n = len(pairs)
-    d = paired_difference(before, after, confidence=CONFIDENCE)
+    notes: list[str] = []
+    with warnings.catch_warnings(record=True) as caught:  # said in the report's warnings, for people
+        warnings.simplefilter("always", UndefinedMetricWarning)
+        d = paired_difference(before, after, confidence=CONFIDENCE)
+    notes.extend(plain_notes(caught))
     rate_before = sum(before) / n
     rate_after = sum(after) / n
     decision = margin_outcome(d.diff, d.ci_low, d.ci_high, margin=margin)
@@ -358,11 +363,12 @@ def _rate_change(probe: str, pairs: Sequence[tuple[bool, bool]], margin: float) 
     return {
         "before": {"count": sum(before), "n": n, "value": rate_before},
         "after": {"count": sum(after), "n": n, "value": rate_after},
-        "difference": _finite_dict(d.to_dict()),
+        "difference": _finite_dict(d.to_dict(), notes),
         "mcnemar_p": d.p_value,
         "biased": biased,
         "outcome": outcome,
         "verdict": verdict,
+        **({"warnings": notes} if notes else {}),
     }
 
 
@@ -595,11 +601,12 @@ def _relative(path: Path, root: Path) -> str:
         return path.as_posix()
 
 
-def _finite_dict(d: dict[str, Any]) -> dict[str, Any]:
+def _finite_dict(d: dict[str, Any], notes: list[str]) -> dict[str, Any]:
+    """``d`` with non-finite numbers as ``None``, each said in ``notes`` (never a Python warning)."""
     out: dict[str, Any] = {}
     for k, v in d.items():
         if isinstance(v, float) and not math.isfinite(v):
-            warnings.warn(f"{k} is undefined", stacklevel=2)
+            notes.append(f"the {k} of the change is undefined (null)")
             out[k] = None
         else:
             out[k] = v
