@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -606,8 +607,9 @@ def test_problem_cap_counts_the_rest(capsys: pytest.CaptureFixture[str]) -> None
     code = run("validate", "--max-problems", "5", str(BROKEN / "calibration_sets" / "many-problems"))
     assert code == ExitCode.INVALID_INPUT
     out = capsys.readouterr().out.splitlines()
-    assert len(out) == 6
-    assert out[-1].startswith("... and 25 more problem(s)")
+    assert len(out) == 7
+    assert out[-2].startswith("... and 25 more problem(s)")
+    assert out[-1] == "1 file(s) checked, 30 problem(s)"  # the summary, on stdout too (issue 11, item 20)
     code = run(
         "validate",
         "--format",
@@ -628,7 +630,7 @@ def test_tolerated_bom_crlf_files_pass(capsys: pytest.CaptureFixture[str]) -> No
     code = run("validate", *TOLERATED)
     captured = capsys.readouterr()
     assert code == 0, captured
-    assert "4 file(s) checked: all valid" in captured.err
+    assert "4 file(s) checked: all valid" in captured.out
 
 
 def test_every_problem_of_a_folder_is_reported_at_once(capsys: pytest.CaptureFixture[str]) -> None:
@@ -657,8 +659,10 @@ def test_whole_broken_tree_in_a_subprocess_never_prints_a_traceback() -> None:
     assert "Traceback" not in proc.stdout + proc.stderr
     for case in CASES:
         _problem_line(proc.stdout, case)
-    for line in proc.stdout.splitlines():
+    *lines, summary = proc.stdout.splitlines()
+    for line in lines:
         assert line.startswith((SHOWN + "/", "... and ")), f"not a problem line: {line!r}"
+    assert re.fullmatch(r"\d+ file\(s\) checked, \d+ problem\(s\)", summary), summary
 
 
 def test_shipped_tree_is_valid(capsys: pytest.CaptureFixture[str]) -> None:

@@ -34,14 +34,19 @@ class RenderFormat(StrEnum):
 # -- what is printed ---------------------------------------------------------------------------------------
 RenderFormatOption = Annotated[RenderFormat, typer.Option("--format", help="Output format on stdout.")]
 FormatOption = Annotated[Format, typer.Option("--format", help="Output format.")]
-Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or notes on stderr.")]
-QuietNotes = Annotated[bool, typer.Option("--quiet", "-q", help="No notes on stderr.")]
+#: ``-q`` means the same everywhere: stderr keeps only errors; what the command prints on stdout (its results,
+#: its summary) is unchanged.
+Quiet = Annotated[
+    bool,
+    typer.Option("--quiet", "-q", help="No progress bar, notes or warnings on stderr (errors still show)."),
+]
 
-# -- what is written ---------------------------------------------------------------------------------------
+# -- what is written: -o/--output PATH is always the file (or folder) a command writes what it produces to ---
 RenderingOutput = Annotated[
     Path | None,
     typer.Option(
         "--output",
+        "-o",
         help="Also write the rendering (in --format) to this file; a .html file gets the HTML page.",
     ),
 ]
@@ -72,8 +77,10 @@ NoCache = Annotated[
 
 
 def check_timeout(timeout: float | None) -> None:
-    """``--timeout`` must be a positive number of seconds (exit 2 before any work)."""
-    if timeout is not None and not timeout > 0:
+    """``--timeout`` must be a positive, finite number of seconds (exit 2 before any work)."""
+    import math
+
+    if timeout is not None and not (timeout > 0 and math.isfinite(timeout)):
         raise UsageError(f"--timeout must be a positive number of seconds, got {timeout:g}")
 
 

@@ -286,7 +286,11 @@ def run(app: Any, argv: list[str] | None) -> int:
         err(f"internal error: {type(exc).__name__}: {exc}")
         err("This is a bug in graderctl. Re-run with --debug for the traceback and report it.")
         code, message = int(ExitCode.INTERNAL_ERROR), f"internal error: {type(exc).__name__}: {exc}"
-    if as_json and code not in (0, 1) and message is not None and not JSON_PRINTED:
+    if as_json and code not in (0, 1) and not JSON_PRINTED:
+        # every refusal or failure prints one document, also when a command ended itself with an exit code
+        # after saying why on stderr (an interruption, a grader that could not run)
+        if message is None:
+            message = "interrupted" if code == ExitCode.INTERRUPTED else f"failed with exit code {code}"
         echo_json(error_document(code, message, problems))
     return code
 

@@ -12,12 +12,13 @@ from __future__ import annotations
 import typer
 
 from graderctl.cli import _state
-from graderctl.cli._options import Format, FormatOption
+from graderctl.cli._options import Format, FormatOption, Quiet
 from graderctl.errors import Problem
 
 
 def list_(
     fmt: FormatOption = Format.text,
+    quiet: Quiet = False,
 ) -> None:
     """List graders (with their trust on each calibration set of their check), calibration sets, and the
     installed grader kinds (built-in and from other packages).
@@ -31,7 +32,7 @@ def list_(
 
     root = _state.root()
     listing = list_project(root)
-    for problem in listing.problems:
+    for problem in [] if quiet else listing.problems:
         _state.err(f"warning: skipped {problem}")
     for release in listing.release_problems:  # the same problem, message and fix as `graderctl validate`
         _state.err(f"error: {release.format()}")
@@ -39,7 +40,7 @@ def list_(
         _state.echo_json(listing.to_dict())
         _exit_on_release_problems(listing.release_problems)
         return
-    for k in listing.kinds:
+    for k in [] if quiet else listing.kinds:
         if k.error is not None:
             _state.err(f"warning: grader kind {k.name!r} cannot be loaded: {k.error}")
     typer.echo(render_listing(listing.to_dict()), nl=False)

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from graderctl.cli import _state
+from graderctl.cli._options import Quiet, RenderFormatOption, RenderingOutput
 from graderctl.cli._options import RenderFormat as Format
-from graderctl.cli._options import RenderFormatOption, RenderingOutput
 
 if TYPE_CHECKING:
     from graderctl.models.metrics import MetricsDocument
@@ -45,6 +45,7 @@ def metrics(
     ] = None,
     fmt: RenderFormatOption = Format.text,
     output: RenderingOutput = None,
+    quiet: Quiet = False,
     correct: Annotated[
         bool,
         typer.Option(
@@ -100,7 +101,7 @@ def metrics(
     report = compute_metrics(results, root=root, options=options)
     if fmt is Format.json:
         text = json.dumps(report.document.model_dump(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-        for note in report.warnings:
+        for note in [] if quiet else report.warnings:
             _state.err(f"warning: {note}")
     elif fmt is Format.md:
         text = render_markdown(report.document)

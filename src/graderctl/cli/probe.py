@@ -23,7 +23,7 @@ from graderctl.cli._options import (
     Jobs,
     NoCache,
     NoWriteReports,
-    QuietNotes,
+    Quiet,
     RenderFormatOption,
     RenderingOutput,
     SampleBatchSize,
@@ -60,7 +60,7 @@ def probe(
     batch_size: SampleBatchSize = 64,
     no_cache: NoCache = False,
     no_write: NoWriteReports = False,
-    quiet: QuietNotes = False,
+    quiet: Quiet = False,
 ) -> None:
     """Check a grader for length, order, format and self-preference biases."""
     from graderctl.services.probe import ProbeRun, run_probes

@@ -20,7 +20,7 @@ from typing import Annotated, Any
 import typer
 
 from graderctl.cli import _state
-from graderctl.cli._options import Format, QuietNotes
+from graderctl.cli._options import Format, Quiet
 from graderctl.errors import InvalidInputError, Problem, UsageError
 
 #: The report types a page can be rendered for.
@@ -31,9 +31,11 @@ def report(
     sources: Annotated[
         list[Path], typer.Argument(help="Saved report documents (.json), or folders to search for them.")
     ],
-    output: Annotated[Path, typer.Option("--output", help="Folder to write the pages and index.html to.")],
+    output: Annotated[
+        Path, typer.Option("--output", "-o", help="Folder to write the pages and index.html to.")
+    ],
     fmt: Annotated[Format, typer.Option("--format", help="Output format on stdout.")] = Format.text,
-    quiet: QuietNotes = False,
+    quiet: Quiet = False,
 ) -> None:
     """Render saved reports as self-contained HTML pages with an index (like a test report)."""
     from graderctl.render.html.site import entry_for, index_page, page_name, site_text

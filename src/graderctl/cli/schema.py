@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from graderctl.cli import _state
-from graderctl.cli._options import Format
+from graderctl.cli._options import Format, Quiet
 from graderctl.errors import ExitCode, UsageError
 
 
@@ -21,6 +21,7 @@ def schema(
         bool, typer.Option("--check", help="Exit 3 when a shipped schema file differs from the models.")
     ] = False,
     fmt: Annotated[Format, typer.Option("--format", help="Output format of the list.")] = Format.text,
+    quiet: Quiet = False,
 ) -> None:
     """Print or regenerate the JSON Schemas of grader definitions, calibration sets, trials, results and
     reports (generated from the models; shipped in graderctl/schemas/)."""
@@ -37,9 +38,10 @@ def schema(
         return
     if write:
         changed = schemas.write()
-        for n in changed:
-            _state.err(f"wrote {schemas.schema_path(n)}")
-        _state.err(f"{len(changed)} schema file(s) changed" if changed else "schema files are up to date")
+        if not quiet:
+            for n in changed:
+                _state.err(f"wrote {schemas.schema_path(n)}")
+            _state.err(f"{len(changed)} schema file(s) changed" if changed else "schema files are up to date")
         if fmt is Format.json:
             _state.echo_json({"schema_version": 1, "type": "schemas", "changed": changed})
         return
@@ -51,7 +53,8 @@ def schema(
             _state.echo_json({"schema_version": 1, "type": "schemas", "stale": stale})
         if stale:
             _state.exit_with(ExitCode.INVALID_INPUT)
-        _state.err("schema files are up to date")
+        if not quiet:
+            _state.err("schema files are up to date")
         return
     if fmt is Format.json:
         listing = [

@@ -15,7 +15,6 @@ untouched, and records the old grader and fingerprint in every re-graded check (
 from __future__ import annotations
 
 import gc
-import math
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -23,7 +22,7 @@ from typing import Annotated
 import typer
 
 from graderctl.cli import _state
-from graderctl.cli._options import Corpus, Format, Jobs, NoCache, Quiet
+from graderctl.cli._options import Corpus, Format, Jobs, NoCache, Quiet, check_timeout
 from graderctl.errors import ExitCode, UsageError
 
 
@@ -34,7 +33,8 @@ class Resolve(StrEnum):
 
 def score(
     trials: Annotated[
-        Path | None, typer.Argument(help="Agent trials (JSON Lines, CONTRACT.md §4).", show_default=False)
+        Path | None,
+        typer.Argument(help="Agent trials (JSON Lines; see README, 'Agent trials').", show_default=False),
     ] = None,
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Where to write the graded results (JSON Lines).")
@@ -134,8 +134,7 @@ def score(
     if output is None:
         raise UsageError("give --output RESULTS: where to write the graded results")
     _state.check_output(output)
-    if timeout is not None and not (timeout > 0 and math.isfinite(timeout)):
-        raise UsageError(f"--timeout must be a positive number of seconds, got {timeout:g}")
+    check_timeout(timeout)
     if trials is not None and trials_opt is not None:
         raise UsageError("give the trials once: as the argument or with --trials")
     checks = None

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from graderctl.cli import _state
-from graderctl.cli._options import Format, FormatOption
+from graderctl.cli._options import Format, FormatOption, Quiet
 from graderctl.errors import UsageError
 
 app = typer.Typer(help="Calibration-set tools.", no_args_is_help=True)
@@ -82,6 +82,7 @@ def import_(
     ] = 0,
     force: Annotated[bool, typer.Option(help="Replace an existing set folder.")] = False,
     fmt: FormatOption = Format.text,
+    quiet: Quiet = False,
 ) -> None:
     """Import a public human-labelled dataset as a calibration set (written atomically).
 
@@ -114,10 +115,11 @@ def import_(
     from graderctl.render.imports import render_set_import
 
     typer.echo(render_set_import(summary), nl=False)
-    for reason, n in summary.dropped.items():
-        _state.err(f"left out: {n} ({reason})")
-    for note in summary.notes:
-        _state.err(f"note: {note}")
+    if not quiet:
+        for reason, n in summary.dropped.items():
+            _state.err(f"left out: {n} ({reason})")
+        for note in summary.notes:
+            _state.err(f"note: {note}")
 
 
 @app.command("add")
@@ -133,6 +135,7 @@ def add(
     ],
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Check and count, write nothing.")] = False,
     fmt: FormatOption = Format.text,
+    quiet: Quiet = False,
 ) -> None:
     """Add reviewed units to a calibration set as new samples (a new set version).
 
@@ -153,5 +156,5 @@ def add(
     from graderctl.render.imports import render_set_add
 
     typer.echo(render_set_add(outcome, dry_run=dry_run), nl=False)
-    for note in outcome.notes:
+    for note in [] if quiet else outcome.notes:
         _state.err(f"note: {note}")

@@ -6,14 +6,13 @@ Exit codes: 0 imported; 2 bad usage; 3 unreadable or invalid input (an Inspect l
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from graderctl.cli import _state
-from graderctl.cli._options import Format
+from graderctl.cli._options import Format, Quiet
 
 if TYPE_CHECKING:
     from graderctl.models.results import TrialsImportSummary
@@ -79,14 +78,14 @@ def _check_outputs(options: ImportOptions, inputs: list[tuple[str, Path]], price
     )
 
 
-def _show(summary: TrialsImportSummary, fmt: Format) -> None:
+def _show(summary: TrialsImportSummary, fmt: Format, *, quiet: bool) -> None:
     if fmt is Format.json:
-        typer.echo(json.dumps(summary.model_dump(mode="json"), indent=2, ensure_ascii=False))
+        _state.echo_json(summary.model_dump(mode="json"))
         return
     from graderctl.render.imports import render_trials_import, render_trials_next
 
     typer.echo(render_trials_import(summary), nl=False)
-    for note in summary.notes:
+    for note in [] if quiet else summary.notes:
         _state.err(f"note: {note}")
     typer.echo(render_trials_next(summary), nl=False)
 
@@ -122,6 +121,7 @@ def import_inspect(
     price: Prices = None,
     prices_file: PricesFile = None,
     fmt: Fmt = Format.text,
+    quiet: Quiet = False,
 ) -> None:
     """Import Inspect AI eval logs: one trial per sample and epoch (needs graderctl[inspect])."""
     from graderctl.services.trials_import import ImportOptions
@@ -138,7 +138,7 @@ def import_inspect(
     )
     _check_outputs(options, [("a log", log) for log in logs], prices_file)
     outcome = run_import(logs, options, root=_state.root())
-    _show(outcome, fmt)
+    _show(outcome, fmt, quiet=quiet)
 
 
 @import_app.command("jsonl")
@@ -160,6 +160,7 @@ def import_jsonl(
     price: Prices = None,
     prices_file: PricesFile = None,
     fmt: Fmt = Format.text,
+    quiet: Quiet = False,
 ) -> None:
     """Import trials from any JSON Lines with a field mapping."""
     from graderctl.services.trials_import import ImportOptions, parse_mapping
@@ -174,4 +175,4 @@ def import_jsonl(
     )
     _check_outputs(options, [("FILE", file)], prices_file)
     outcome = run_import(file, options, root=_state.root())
-    _show(outcome, fmt)
+    _show(outcome, fmt, quiet=quiet)

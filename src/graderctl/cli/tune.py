@@ -99,6 +99,7 @@ def tune(
     """
     check_timeout(timeout)
     limits = parse_target(target) if target is not None else None
+    _state.check_output(output)
     from graderctl.cli._progress import progress_bar, progress_enabled
     from graderctl.services.running import RunOptions
     from graderctl.services.tune import tune as run_tune
@@ -135,12 +136,13 @@ def tune(
         _state.err("interrupted: nothing was written")
         raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
     text = _render(result, fmt)
-    typer.echo(text, nl=False)
-    if output is not None:
+    if output is not None:  # written first: a failed write leaves stdout for the error document
         from graderctl.cli._options import html_file
         from graderctl.store.atomic import atomic_write_text
 
         atomic_write_text(output, _render(result, Format.html) if html_file(output) else text)
+    typer.echo(text, nl=False)
+    _state.JSON_PRINTED = True
     if not result.meets_limits:
         _state.exit_with(ExitCode.NEGATIVE_VERDICT)
 

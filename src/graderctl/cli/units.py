@@ -16,14 +16,14 @@ from typing import Annotated
 import typer
 
 from graderctl.cli import _state
-from graderctl.cli._options import Corpus, Format, QuietNotes
+from graderctl.cli._options import Corpus, Format, Quiet
 
 
 def units(
     trials: Annotated[Path, typer.Argument(help="Agent trials (JSON Lines; see README, 'Agent trials').")],
     corpus: Corpus = None,
     fmt: Annotated[Format, typer.Option("--format", help="Output format on stdout.")] = Format.text,
-    quiet: QuietNotes = False,
+    quiet: Quiet = False,
 ) -> None:
     """Show the units each check would grade in each trial (claims, citations, quotes, sources, uncited
     claims, missing sources), without grading."""

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from graderctl.cli import _state
-from graderctl.cli._options import Format, FormatOption
+from graderctl.cli._options import Format, FormatOption, Quiet
 from graderctl.errors import ExitCode
 
 
@@ -22,10 +22,6 @@ class AsType(StrEnum):
     samples = "samples"
     manifest = "manifest"
     review = "review"
-
-
-def _one_line(text: str) -> str:
-    return text.replace("\r", "\\r").replace("\n", "\\n")
 
 
 def validate(
@@ -43,6 +39,7 @@ def validate(
         ),
     ] = False,
     fmt: FormatOption = Format.text,
+    quiet: Quiet = False,
     max_problems: Annotated[
         int,
         typer.Option(
@@ -52,8 +49,10 @@ def validate(
 ) -> None:
     """Check grader definitions, calibration sets, corpora, trials and results against the contract.
 
-    Exit 0 when everything is valid, 3 when any problem is found (each printed on one line: file:line:
-    JSON pointer: what; expected ..., got .... Fix: ...)."""
+    Prints each problem on one line (file:line: JSON pointer: what; expected ..., got .... Fix: ...) and the
+    summary on stdout; each file's status and notes on stderr. Exit 0 when everything is valid, 3 when any
+    problem is found (then said on stderr too)."""
+    from graderctl.render.validate import one_line, render_files, render_validation, validation_summary
     from graderctl.services.validate import validate_paths
 
     root = _state.root() if paths else _state.project_root()  # the project itself must exist
@@ -64,26 +63,19 @@ def validate(
         update_lock=update_lock,
         cap=max_problems,
     )
-    if fmt is Format.json:
-        _state.echo_json(outcome.document().model_dump(mode="json"))
-    else:
-        for f in outcome.files:
-            status = "ok" if f.ok else f"{f.problems} problem(s)"
-            detail = f" [{f.detail}]" if f.detail and f.ok else ""
-            _state.err(f"{f.type:8} {f.path}: {status}{detail}")
+    document = outcome.document().model_dump(mode="json")
+    if not quiet and fmt is Format.text:  # with --format json the files and notes are in the document
+        if document["files"]:
+            _state.err(render_files(document).rstrip("\n"))
         for note in outcome.notes:
-            _state.err(_one_line(f"note: {note}"))
+            _state.err(one_line(f"note: {note}"))
         for ref in outcome.lock_added:
             _state.err(f"locked {ref}")
-        for p in outcome.problems:
-            typer.echo(_one_line(p.format()))
-        if outcome.omitted:
-            typer.echo(f"... and {outcome.omitted} more problem(s) (raise --max-problems to see them)")
-        n = outcome.problem_count
-        _state.err(
-            f"{len(outcome.files)} file(s) checked, {n} problem(s)"
-            if n
-            else f"{len(outcome.files)} file(s) checked: all valid"
-        )
+    if fmt is Format.json:
+        _state.echo_json(document)
+    else:
+        typer.echo(render_validation(document), nl=False)
     if not outcome.ok:
+        # the problems are the result (stdout); the failure is said on stderr too, for logs and CI
+        _state.err(f"error: {validation_summary(document)}")
         _state.exit_with(ExitCode.INVALID_INPUT)

@@ -111,7 +111,8 @@ def chosen_sets(
                 Problem(
                     file="calibration_sets",
                     message=f"no calibration set with check = {check.value!r}",
-                    fix="add one under calibration_sets/, or give a set folder with --set",
+                    fix="add one under calibration_sets/, give a set folder with --set, or point at another "
+                    "project with `graderctl --root PROJECT ...`",
                 )
             ],
         )

@@ -843,7 +843,7 @@ def _read_set(
                     message="the set folder has no manifest.toml",
                     expected="manifest.toml with schema_version, name, version, check and [policy]",
                     got="a folder with " + (", ".join(present) if present else "nothing in it"),
-                    fix="add a manifest.toml (see CONTRACT.md §3)",
+                    fix="add a manifest.toml (its fields: `graderctl schema set-manifest`)",
                 )
             ],
         )
@@ -898,7 +898,8 @@ def _read_set(
                 message="the set has no samples.jsonl",
                 expected="samples.jsonl, one labelled sample per line",
                 got="no file" + (f" (the folder has {', '.join(others)})" if others else ""),
-                fix="add samples.jsonl, or rename the samples file to samples.jsonl (see CONTRACT.md §3)",
+                fix="add samples.jsonl, or rename the samples file to samples.jsonl (one sample per line; "
+                "`graderctl schema` lists the sample formats)",
             )
         )
     else:
