@@ -169,10 +169,14 @@ def test_metrics_combines_versions_found_comparable(capsys: pytest.CaptureFixtur
 
 def _score(root: Path, name: str, grader: str) -> Path:
     from graderctl.services.score import ScoreOptions, score_trials
+    from graderctl.store.project import find_grader
 
     out = root / name
+    check = find_grader(grader, root).spec.check.value  # that check only: the others would keep theirs
     score_trials(
-        ScoreOptions(output=out, trials=root / "trials.jsonl", graders=[grader], allow_untrusted=True),
+        ScoreOptions(
+            output=out, trials=root / "trials.jsonl", graders=[grader], checks=[check], allow_untrusted=True
+        ),
         root=root,
     )
     return out

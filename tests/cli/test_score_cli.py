@@ -353,3 +353,40 @@ def test_a_hand_edited_report_does_not_unlock_score(
     code, out, _ = run(capsys, tmp_path, "list", "--format", "json")
     cs = next(g for g in json.loads(out)["graders"] if g["ref"] == "cs-fake@1")
     assert cs["trust"][0]["state"] == "not_trusted" and cs["trusted"] is False
+
+
+REPO = Path(__file__).resolve().parents[2]
+SHIPPED_TRIALS = REPO / "examples" / "research-agent" / "trials.jsonl"
+
+
+def test_grader_replaces_its_check_only_on_the_shipped_project(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Issue 11, item 16: one rule, as --rescore has it: --grader claim-support@2 grades claim_support, and
+    source_existence and coverage keep their default graders (it used to grade claim_support alone)."""
+    base = ["score", str(SHIPPED_TRIALS), "--allow-untrusted", "-q"]
+    code, _, err = run(capsys, REPO, *base, "-o", str(tmp_path / "default.jsonl"))
+    assert code == 0, err
+    code, out, err = run(capsys, REPO, *base, "--grader", "claim-support@2", "-o", str(tmp_path / "v2.jsonl"))
+    assert code == 0, err
+    default, v2 = lines(tmp_path / "default.jsonl"), lines(tmp_path / "v2.jsonl")
+    assert len(v2) == len(default) and all(
+        set(a["checks"]) == set(b["checks"]) for a, b in zip(default, v2, strict=True)
+    )
+    for a, b in zip(default, v2, strict=True):
+        assert b["checks"]["claim_support"]["grader"] == "claim-support@2"
+        for check in set(b["checks"]) - {"claim_support"}:
+            assert b["checks"][check] == a["checks"][check]  # the same grader, the same result
+    assert "source_existence" in out and "coverage" in out
+
+
+def test_check_option_is_checked(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    out_path = str(tmp_path / "r.jsonl")
+    code, _, err = run(capsys, REPO, "score", str(SHIPPED_TRIALS), "-o", out_path, "--check", "claims")
+    assert code == ExitCode.USAGE_ERROR and "--check takes one of" in err, err
+    code, _, err = run(
+        capsys, REPO, "score", "--rescore", str(SHIPPED_TRIALS), "--grader", "claim-support@2",
+        "--check", "claim_support", "-o", out_path,
+    )  # fmt: skip
+    assert code == ExitCode.USAGE_ERROR and "--check" in err and "--rescore" in err, err
+    assert not Path(out_path).exists()

@@ -55,8 +55,8 @@ def test_score_resolve_online(capsys: pytest.CaptureFixture[str], tmp_path: Path
         str(corpus),
         "-o",
         str(out),
-        "--grader",
-        "source-existence@1",
+        "--check",
+        "source_existence",
         "--no-cache",
     ]
     code = _state.run(app, [*args, "--resolve", "online"])
@@ -96,8 +96,8 @@ def test_resolve_needs_a_source_existence_grader(capsys: pytest.CaptureFixture[s
             str(trials),
             "-o",
             str(tmp_path / "r.jsonl"),
-            "--grader",
-            "claim-support@1",
+            "--check",
+            "claim_support",
             "--allow-untrusted",
             "--resolve",
             "online",

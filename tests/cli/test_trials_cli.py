@@ -189,8 +189,8 @@ def test_score_reads_an_inspect_log_directly(
         str(inspect_logs["json"]),
         "--output",
         str(results),
-        "--grader",
-        "source-existence@1",
+        "--check",
+        "source_existence",
     )
     assert code == 0, err
     assert "is an Inspect AI log: 16 trial(s)" in err

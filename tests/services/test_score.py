@@ -189,7 +189,7 @@ def test_require_subset_is_recorded_and_decides(tmp_path: Path) -> None:
 def test_require_of_an_unconfigured_check_is_usage_error(tmp_path: Path) -> None:
     trials, _ = make_project(tmp_path)
     with pytest.raises(UsageError, match="--require"):
-        run_score(tmp_path, trials, graders=["cs-fake@1"], require=["coverage"])
+        run_score(tmp_path, trials, graders=["cs-fake@1"], checks=["claim_support"], require=["coverage"])
 
 
 # --- trust gate -----------------------------------------------------------------------------------
@@ -214,7 +214,9 @@ def test_stale_calibration_is_refused(tmp_path: Path) -> None:
 
 def test_allow_untrusted_marks_every_result(tmp_path: Path) -> None:
     trials, _ = make_project(tmp_path, calibrate=False)
-    outcome, output = run_score(tmp_path, trials, graders=["cs-fake@1"], allow_untrusted=True)
+    outcome, output = run_score(
+        tmp_path, trials, graders=["cs-fake@1"], checks=["claim_support"], allow_untrusted=True
+    )
     assert outcome.untrusted == ["cs-fake@1"]
     for line in read_lines(output):
         assert line["untrusted"] == ["cs-fake@1"]
@@ -227,6 +229,48 @@ def test_several_graders_of_one_check_need_grader_option(tmp_path: Path) -> None
     write_grader(tmp_path, "cs-other", "claim_support")
     with pytest.raises(UsageError, match="--grader"):
         run_score(tmp_path, trials)
+
+
+def test_grader_replaces_the_grader_of_its_check_only(tmp_path: Path) -> None:
+    """Issue 11, item 16: ``--grader REF`` replaces the grader of REF's check; the other checks keep their
+    default graders (it used to drop them: only REF's check was graded)."""
+    trials, _ = make_project(tmp_path)
+    write_grader(tmp_path, "cs-other", "claim_support")  # two graders of claim_support: --grader chooses
+    from graderctl.services.calibrate import api_calibrate
+
+    api_calibrate("cs-other@1", root=tmp_path)
+    outcome, output = run_score(tmp_path, trials, graders=["cs-other@1"])
+    used = {g["check"]: g["grader"] for g in outcome.to_dict()["graders"]}
+    assert used == {"source_existence": "se-fake@1", "claim_support": "cs-other@1", "coverage": "cov-fake@1"}
+    for line in read_lines(output):
+        assert set(line["checks"]) <= set(used) and line["checks"]["claim_support"]["grader"] == "cs-other@1"
+    assert outcome.rule["require"] == ["source_existence", "claim_support", "coverage"]
+
+
+def test_check_scores_only_the_checks_named(tmp_path: Path) -> None:
+    trials, _ = make_project(tmp_path)
+    outcome, output = run_score(tmp_path, trials, checks=["coverage", "source_existence"])
+    assert [g["grader"] for g in outcome.to_dict()["graders"]] == ["se-fake@1", "cov-fake@1"]
+    assert outcome.rule["require"] == ["source_existence", "coverage"]
+    for line in read_lines(output):
+        assert "claim_support" not in line["checks"]
+    # a --check narrows the defaults only: another check's ambiguity does not matter then
+    write_grader(tmp_path, "cs-other", "claim_support")
+    outcome, _ = run_score(tmp_path, trials, checks=["coverage"], output=tmp_path / "cov.jsonl")
+    assert [g["grader"] for g in outcome.to_dict()["graders"]] == ["cov-fake@1"]
+
+
+def test_grader_outside_the_checks_named_is_a_usage_error(tmp_path: Path) -> None:
+    trials, _ = make_project(tmp_path)
+    with pytest.raises(UsageError, match="--check leaves out"):
+        run_score(tmp_path, trials, graders=["cs-fake@1"], checks=["coverage"])
+
+
+def test_check_without_a_grader_is_a_usage_error(tmp_path: Path) -> None:
+    trials, _ = make_project(tmp_path)
+    (tmp_path / "graders" / "cov-fake" / "v1.toml").unlink()
+    with pytest.raises(UsageError, match="--check coverage: no grader of this check"):
+        run_score(tmp_path, trials, checks=["coverage"])
 
 
 # --- self-grading guard ---------------------------------------------------------------------------

@@ -1,4 +1,8 @@
-"""``graderctl score TRIALS --output RESULTS [--grader REF]... [--corpus PATH]``
+"""``graderctl score TRIALS --output RESULTS [--grader REF]... [--check NAME]... [--corpus PATH]``
+
+One rule for ``--grader REF``: it replaces the grader of REF's check only; every other check keeps its default
+grader (the newest of the check in ``graders/``), or with ``--rescore`` its old results. ``--check NAME``
+(repeatable) scores only the checks named.
 
 Exit codes: 0 scored; 2 bad usage; 3 invalid trials, corpus or grader; 4 a grader could not run (or erred
 on every unit); 5 refused by trust policy (a grader not trusted for its check, or a judge grading its own
@@ -43,8 +47,17 @@ def score(
         list[str] | None,
         typer.Option(
             "--grader",
-            help="Grader name@version, once per check (default: the newest grader of each check in "
-            "graders/).",
+            help="Grader name@version for its check (repeatable, one per check); it replaces the grader of "
+            "that check only: the other checks keep theirs (the newest grader of the check in graders/; "
+            "with --rescore, their old results).",
+        ),
+    ] = None,
+    only_checks: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--check",
+            help="Score only this check (repeatable): source_existence, claim_support or coverage "
+            "(default: every check with a grader in graders/ or named by --grader).",
         ),
     ] = None,
     corpus: Corpus = None,
@@ -126,7 +139,10 @@ def score(
     fmt: Annotated[Format, typer.Option("--format", help="Summary format on stdout.")] = Format.text,
     quiet: Quiet = False,
 ) -> None:
-    """Grade agent trials with trusted graders: one result line per trial."""
+    """Grade agent trials with trusted graders: one result line per trial.
+
+    Each check is graded by the newest grader of that check in graders/. --grader REF replaces the grader of
+    REF's check only (the other checks keep theirs); --check NAME scores only some checks."""
     from graderctl.cli._progress import progress_bar, progress_enabled
     from graderctl.services.running import RunOptions
     from graderctl.services.score import ScoreOptions, partial_path, score_trials
@@ -137,10 +153,13 @@ def score(
     check_timeout(timeout)
     if trials is not None and trials_opt is not None:
         raise UsageError("give the trials once: as the argument or with --trials")
+    known = {"source_existence", "claim_support", "coverage"}
+    unknown = [c for c in only_checks or [] if c not in known]
+    if unknown:
+        raise UsageError(f"--check takes one of {', '.join(sorted(known))}; got {unknown[0]!r}")
     checks = None
     if require is not None:
         checks = [c.strip() for c in require.split(",") if c.strip()]
-        known = {"source_existence", "claim_support", "coverage"}
         bad = [c for c in checks if c not in known]
         if bad or not checks:
             raise UsageError(
@@ -152,6 +171,7 @@ def score(
         output=output,
         trials=trials if trials is not None else trials_opt,
         graders=list(graders or []),
+        checks=list(dict.fromkeys(only_checks)) if only_checks else None,
         corpus=corpus,
         require=checks,
         allow_untrusted=allow_untrusted,

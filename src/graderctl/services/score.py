@@ -35,7 +35,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Literal, NamedTuple, Protocol, TypeVar
@@ -145,7 +145,11 @@ TrialProgress = Callable[[int, int], None]
 class ScoreOptions:
     output: Path
     trials: Path | None = None
+    #: ``--grader REF``: each replaces the grader of its own check; the other checks keep theirs (the newest
+    #: grader of the check in ``graders/``; with ``rescore``, their old results).
     graders: list[str] = field(default_factory=list)
+    #: ``--check NAME``: score only these checks (default: every check with a grader).
+    checks: list[str] | None = None
     corpus: Path | None = None
     require: list[str] | None = None
     allow_untrusted: bool = False
@@ -190,9 +194,12 @@ def _resolve_recorded(text: str, root: Path) -> Path:
 # --- graders --------------------------------------------------------------------------------------
 
 
-def default_graders(root: Path) -> list[LoadedGrader]:
-    """For each check, the newest version of the grader of that check in ``graders/``. Several graders of one
-    check is ambiguous: a usage error asking for ``--grader``.
+def default_graders(
+    root: Path, only: Collection[Check] | None = None, *, required: bool = True
+) -> list[LoadedGrader]:
+    """For each check (of ``only``, when given), the newest version of the grader of that check in
+    ``graders/``. Several graders of one check is ambiguous: a usage error asking for ``--grader``. Finding
+    none at all is a usage error when ``required``.
 
     A version that abstains (its ``[params]`` declare ``accept_at_or_above`` / ``reject_below``) is the
     default only when no version of that grader decides everything: on its own it leaves units undecided (the
@@ -207,7 +214,8 @@ def default_graders(root: Path) -> list[LoadedGrader]:
     by_check: dict[Check, list[LoadedGrader]] = {}
     for _, _, path in sorted(newest.values(), key=lambda vp: str(vp[2])):
         loaded = load_grader(path, root=root)
-        by_check.setdefault(loaded.spec.check, []).append(loaded)
+        if only is None or loaded.spec.check in only:
+            by_check.setdefault(loaded.spec.check, []).append(loaded)
     ambiguous = {c: gs for c, gs in by_check.items() if len(gs) > 1}
     if ambiguous:
         lines = "; ".join(f"{c.value}: {', '.join(g.ref for g in gs)}" for c, gs in sorted(ambiguous.items()))
@@ -215,7 +223,7 @@ def default_graders(root: Path) -> list[LoadedGrader]:
             f"several graders grade the same check ({lines}); say which to use with --grader REF "
             "(once per check)"
         )
-    if not by_check:
+    if not by_check and required:
         raise UsageError(
             f"no grader to score with: the project at {root} has no definition in graders/; add one, pass "
             "--grader REF, or point at another project with `graderctl --root PROJECT ...` "
@@ -224,19 +232,45 @@ def default_graders(root: Path) -> list[LoadedGrader]:
     return [by_check[c][0] for c in CHECK_ORDER if c in by_check]
 
 
-def resolve_graders(refs: Sequence[str], root: Path) -> list[LoadedGrader]:
-    if not refs:
-        return default_graders(root)
+def resolve_graders(
+    refs: Sequence[str],
+    root: Path,
+    checks: Sequence[Check] | None = None,
+    *,
+    keep_defaults: bool = True,
+) -> list[LoadedGrader]:
+    """The graders of a run, one per check. One rule: ``--grader REF`` replaces the grader of REF's check
+    only; every other check keeps its default grader (:func:`default_graders`), or with ``keep_defaults``
+    false (``--rescore``) its old results. ``checks`` (``--check``) limits the run to those checks."""
     loaded = [find_grader(ref, root) for ref in refs]
-    seen: dict[Check, str] = {}
+    chosen: dict[Check, LoadedGrader] = {}
     for g in loaded:
-        if g.spec.check in seen:
+        if g.spec.check in chosen:
             raise UsageError(
-                f"--grader {seen[g.spec.check]} and --grader {g.ref} both grade {g.spec.check.value}; "
+                f"--grader {chosen[g.spec.check].ref} and --grader {g.ref} both grade {g.spec.check.value}; "
                 "give one grader per check"
             )
-        seen[g.spec.check] = g.ref
-    return sorted(loaded, key=lambda g: CHECK_ORDER.index(g.spec.check))
+        chosen[g.spec.check] = g
+    wanted = set(checks) if checks else None
+    if wanted is not None:
+        for g in loaded:
+            if g.spec.check not in wanted:
+                raise UsageError(
+                    f"--grader {g.ref} grades {g.spec.check.value}, which --check leaves out; add "
+                    f"--check {g.spec.check.value} or leave the --grader out"
+                )
+    if keep_defaults:
+        rest = (wanted if wanted is not None else set(CHECK_ORDER)) - chosen.keys()
+        if rest:
+            for g in default_graders(root, rest, required=not chosen and wanted is None):
+                chosen[g.spec.check] = g
+        missing = sorted(c.value for c in (wanted or set()) - chosen.keys())
+        if missing:
+            raise UsageError(
+                f"--check {', '.join(missing)}: no grader of this check in "
+                f"{display_path(root / 'graders', root)}; name one with --grader REF"
+            )
+    return [chosen[c] for c in CHECK_ORDER if c in chosen]
 
 
 # --- trust gate -----------------------------------------------------------------------------------
@@ -785,6 +819,11 @@ def _plan(options: ScoreOptions, root: Path, opened: list[BinaryIO]) -> _Plan:
     if options.rescore is not None:
         if not options.graders:
             raise UsageError("--rescore needs --grader NEW_REF (the new version to grade with)")
+        if options.checks:
+            raise UsageError(
+                "--check chooses the checks of a new run; with --rescore the checks of the --grader versions "
+                "are re-graded and the others keep their old results"
+            )
         if options.rescore.resolve() == options.output.resolve():
             raise UsageError(
                 "--output must differ from the results being re-scored (they are left untouched)"
@@ -818,7 +857,12 @@ def _plan(options: ScoreOptions, root: Path, opened: list[BinaryIO]) -> _Plan:
             f"the review file {review} would overwrite an input or the results: "
             "name another with --review PATH"
         )
-    graders = resolve_graders(options.graders, root)
+    graders = resolve_graders(
+        options.graders,
+        root,
+        [Check(c) for c in options.checks] if options.checks else None,
+        keep_defaults=options.rescore is None,
+    )
     from graderctl.store.lock import require_released_intact
 
     require_released_intact(graders, root)  # an edited released version is refused before any grading
