@@ -366,10 +366,12 @@ FLIPPED_TRIALS = ["t2-1", "t3-1", "t3-2"]
 def score_with(root: Path, name: str, *graders: str) -> Path:
     """Frozen results of ``graderctl score`` (trust gate overridden: the test graders are not calibrated)."""
     from graderctl.services.score import ScoreOptions, score_trials
+    from graderctl.store.project import find_grader
 
     out = root / name
+    checks = [find_grader(g, root).spec.check.value for g in graders]  # those checks only
     options = ScoreOptions(
-        output=out, trials=root / "trials.jsonl", graders=list(graders), allow_untrusted=True
+        output=out, trials=root / "trials.jsonl", graders=list(graders), checks=checks, allow_untrusted=True
     )
     score_trials(options, root=root)
     return out
