@@ -240,24 +240,28 @@ def test_grader_replaces_the_grader_of_its_check_only(tmp_path: Path) -> None:
 
     api_calibrate("cs-other@1", root=tmp_path)
     outcome, output = run_score(tmp_path, trials, graders=["cs-other@1"])
-    used = {g["check"]: g["grader"] for g in outcome.to_dict()["graders"]}
+    used = {g["check"]: g["grader"] for g in outcome.model_dump(mode="json")["graders"]}
     assert used == {"source_existence": "se-fake@1", "claim_support": "cs-other@1", "coverage": "cov-fake@1"}
     for line in read_lines(output):
         assert set(line["checks"]) <= set(used) and line["checks"]["claim_support"]["grader"] == "cs-other@1"
-    assert outcome.rule["require"] == ["source_existence", "claim_support", "coverage"]
+    assert outcome.model_dump(mode="json")["rule"]["require"] == [
+        "source_existence",
+        "claim_support",
+        "coverage",
+    ]
 
 
 def test_check_scores_only_the_checks_named(tmp_path: Path) -> None:
     trials, _ = make_project(tmp_path)
     outcome, output = run_score(tmp_path, trials, checks=["coverage", "source_existence"])
-    assert [g["grader"] for g in outcome.to_dict()["graders"]] == ["se-fake@1", "cov-fake@1"]
-    assert outcome.rule["require"] == ["source_existence", "coverage"]
+    assert [g["grader"] for g in outcome.model_dump(mode="json")["graders"]] == ["se-fake@1", "cov-fake@1"]
+    assert outcome.model_dump(mode="json")["rule"]["require"] == ["source_existence", "coverage"]
     for line in read_lines(output):
         assert "claim_support" not in line["checks"]
     # a --check narrows the defaults only: another check's ambiguity does not matter then
     write_grader(tmp_path, "cs-other", "claim_support")
     outcome, _ = run_score(tmp_path, trials, checks=["coverage"], output=tmp_path / "cov.jsonl")
-    assert [g["grader"] for g in outcome.to_dict()["graders"]] == ["cov-fake@1"]
+    assert [g["grader"] for g in outcome.model_dump(mode="json")["graders"]] == ["cov-fake@1"]
 
 
 def test_grader_outside_the_checks_named_is_a_usage_error(tmp_path: Path) -> None:
