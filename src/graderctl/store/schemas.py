@@ -76,7 +76,7 @@ SCHEMAS: dict[str, tuple[type[BaseModel], str]] = {
         UnitsDocument,
         "What each check would grade, per trial: the document `graderctl units --format json` prints.",
     ),
-    "metrics": (MetricsDocument, "The document `graderctl metrics --format json` prints (CONTRACT.md §6)."),
+    "metrics": (MetricsDocument, "The document `graderctl metrics --format json` prints."),
     "probe-report": (
         ProbeReport,
         "A probe report, reports/probes/<set>/<name>@<version>-<probe>.json, and what `graderctl probe "
