@@ -678,6 +678,10 @@ def test_a_one_task_category_has_no_interval_and_says_why(tmp_path: Path) -> Non
     doc = metrics(write_results(tmp_path / "r.jsonl", rows))
     assert doc["categories"]["solo"]["ci"] is None and doc["categories"]["pair"]["ci"] is not None
     assert any(w.startswith("category 'solo' has one task") for w in doc["warnings"])
+    rows += trials("d", [True, False], category="solo2")
+    doc = metrics(write_results(tmp_path / "r2.jsonl", rows))
+    (note,) = [w for w in doc["warnings"] if "one task with graded trials" in w]  # one note for both
+    assert note.startswith("2 categories ('solo', 'solo2') have one task")
 
 
 def test_text_shows_n_a_for_an_undefined_interval(tmp_path: Path) -> None:

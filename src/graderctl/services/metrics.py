@@ -561,6 +561,7 @@ def compute_metrics(results: Path, *, root: Path, options: MetricsOptions | None
 
     # categories
     categories: dict[str, CategoryMetrics] = {}
+    single: list[str] = []  # categories with one task: no interval
     for cat, per_task_counts in sorted(scan.categories.items()):
         ok = sum(v[_OK] for v in per_task_counts.values())
         fail = sum(v[_FAIL] for v in per_task_counts.values())
@@ -579,10 +580,14 @@ def compute_metrics(results: Path, *, root: Path, options: MetricsOptions | None
         if not task_rates:
             notes.append(f"category {cat!r} has no graded trial: its success rates are null")
         elif len(task_rates) == 1 and n_tasks > 1:
-            notes.append(
-                f"category {cat!r} has one task with graded trials: its interval is undefined (null), "
-                "because one task gives no between-task variance"
-            )
+            single.append(cat)
+    if single:  # one note for them all (every category of a small run may have one task)
+        listed = ", ".join(repr(c) for c in single[:_SHOWN]) + (" ..." if len(single) > _SHOWN else "")
+        notes.append(
+            (f"category {listed} has" if len(single) == 1 else f"{len(single)} categories ({listed}) have")
+            + " one task with graded trials: the interval of each is undefined (null), because one task "
+            "gives no between-task variance"
+        )
 
     failures_by_check = {
         check: CheckFailures(
