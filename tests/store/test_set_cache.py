@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from graderctl.errors import InvalidInputError, Problem
+from graderctl.services import trust
 from graderctl.services.calibrate import calibrate
 from graderctl.services.listing import list_project
-from graderctl.services.trust import TrustState, trust_for_grader
+from graderctl.services.trust import TrustState, is_trusted, trust_for_grader
 from graderctl.store import project, set_cache
 from graderctl.store.problems import ProblemSink
 from graderctl.store.project import check_set, find_grader, find_set, index_set, load_set, set_folders
@@ -346,3 +347,97 @@ def test_old_entries_are_pruned(tmp_path: Path, cache: Path, monkeypatch: pytest
         write_set(tmp_path, "t", counted_samples(bad=10 + i, false_accepts=0, good=5, false_rejects=0))
         index_set(folder, root=tmp_path)
     assert len(entries(cache)) == 2
+
+
+# --- list's decisions on large reports ------------------------------------------------------------------
+
+
+def _calibrated(root: Path, *, false_accepts: int = 0) -> Path:
+    register_test_kinds()
+    write_set(root, "s", counted_samples(bad=60, false_accepts=false_accepts, good=20, false_rejects=0))
+    write_grader(root, "scripted", "test_scripted")
+    calibrate(find_grader("scripted@1", root), find_set("s", root), root=root)
+    return report_paths(root, "s", "scripted", 1)[0]
+
+
+def decisions(cache: Path) -> list[Path]:
+    folder = cache.parent / "trust"
+    return sorted(folder.glob("*.json")) if folder.is_dir() else []
+
+
+def no_report_reading(monkeypatch: pytest.MonkeyPatch) -> None:
+    def fail(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the report was read again")
+
+    monkeypatch.setattr(trust, "read_report", fail)
+
+
+def test_list_decides_a_large_report_once(
+    tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _calibrated(tmp_path)
+    first = list_project(tmp_path).to_dict()
+    assert first["graders"][0]["trust"][0]["state"] == "trusted" and len(decisions(cache)) == 1
+    with monkeypatch.context() as m:
+        no_report_reading(m)
+        assert list_project(tmp_path).to_dict() == first
+    # score's trust check keeps the report (and never takes a decision from the cache)
+    trusted, (entry,) = is_trusted(find_grader("scripted@1", tmp_path), tmp_path)
+    assert trusted and entry.report is not None
+    no_report_reading(monkeypatch)
+    with pytest.raises(AssertionError, match="read again"):
+        is_trusted(find_grader("scripted@1", tmp_path), tmp_path)
+
+
+def test_a_hand_edited_report_is_decided_afresh(tmp_path: Path, cache: Path) -> None:
+    path = _calibrated(tmp_path, false_accepts=30)
+    assert list_project(tmp_path).to_dict()["graders"][0]["trust"][0]["state"] == "not_trusted"
+    doc = json.loads(path.read_text())
+    doc["trusted"] = True
+    path.write_text(json.dumps(doc))
+    (entry,) = list_project(tmp_path).to_dict()["graders"][0]["trust"]
+    assert entry["state"] == "not_trusted" and "the report says trusted" in entry["detail"]
+    for sample in doc["samples"]:  # every false accept relabelled good: a perfect-looking grader
+        sample["label"] = "good"
+    st = path.stat()
+    path.write_text(json.dumps(doc))
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    (entry,) = list_project(tmp_path).to_dict()["graders"][0]["trust"]
+    assert entry["state"] == "stale" and "the set says bad" in entry["detail"]
+    assert len(decisions(cache)) == 3
+
+
+def test_a_changed_set_or_grader_is_decided_afresh(tmp_path: Path, cache: Path) -> None:
+    _calibrated(tmp_path)
+    assert list_project(tmp_path).to_dict()["graders"][0]["trusted"] is True
+    flip_first_label_in_place(tmp_path / "calibration_sets" / "s")
+    (entry,) = list_project(tmp_path).to_dict()["graders"][0]["trust"]
+    assert entry["state"] == "stale" and "the set changed" in entry["detail"]
+    write_set(tmp_path, "s", SAMPLES)  # back as calibrated
+    assert list_project(tmp_path).to_dict()["graders"][0]["trusted"] is True
+    write_grader(tmp_path, "scripted", "test_scripted", params={"invert": True})
+    (entry,) = list_project(tmp_path).to_dict()["graders"][0]["trust"]
+    assert entry["state"] == "stale" and "the grader changed" in entry["detail"]
+
+
+def test_a_malformed_decision_is_a_miss(tmp_path: Path, cache: Path) -> None:
+    _calibrated(tmp_path)
+    first = list_project(tmp_path).to_dict()
+    (entry,) = decisions(cache)
+    doc = json.loads(entry.read_text())
+    for text in [
+        "{",
+        json.dumps({**doc, "state": "trusted?"}),
+        json.dumps({**doc, "key": "x"}),
+        "[" * 100_000,
+    ]:
+        entry.write_text(text)
+        assert list_project(tmp_path).to_dict() == first
+        assert json.loads(entry.read_text()) == doc  # rewritten
+
+
+def test_small_reports_are_not_cached(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GRADERCTL_CACHE_DIR", str(tmp_path / "c"))
+    _calibrated(tmp_path)
+    list_project(tmp_path)
+    assert not (tmp_path / "c" / "trust").exists()

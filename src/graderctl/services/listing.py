@@ -173,7 +173,10 @@ def list_project(root: Path) -> ProjectListing:
                 check=grader.spec.check.value,
                 fingerprint=grader.fingerprint,
                 path=grader.shown,
-                trust=trust_for_grader(grader, root, sets=loaded_sets, invalid=invalid_sets),
+                # No report kept: list shows states only (a large report's decision may be cached).
+                trust=trust_for_grader(
+                    grader, root, sets=loaded_sets, invalid=invalid_sets, keep_reports=False
+                ),
             )
         )
     listing.graders.sort(key=lambda g: (g.name, g.version))

@@ -119,8 +119,13 @@ def chosen_sets(
     return chosen
 
 
-def trust_entry(grader: LoadedGrader, cal_set: TrustSet, root: Path) -> TrustEntry:
-    """The trust state of ``grader`` on ``cal_set``, from the report on disk."""
+def trust_entry(
+    grader: LoadedGrader, cal_set: TrustSet, root: Path, *, keep_report: bool = True
+) -> TrustEntry:
+    """The trust state of ``grader`` on ``cal_set``, from the report on disk. Without ``keep_report``
+    (``list``) the entry holds no report, and the decision on a large report may come from the user's cache of
+    decisions (:mod:`graderctl.store.trust_cache`: keyed by the report's bytes, the grader, the set and the
+    code, so an edited report, grader or set is decided afresh)."""
     ref = grader.ref
     path = find_report(root, cal_set.name, grader.spec.name, grader.spec.version)
     if path is None:
@@ -133,6 +138,27 @@ def trust_entry(grader: LoadedGrader, cal_set: TrustSet, root: Path) -> TrustEnt
             f"never calibrated on this set; run `graderctl calibrate {ref} --set {cal_set.name}`",
         )
     shown = display_path(path, root)
+    if keep_report:
+        return _entry_from_report(grader, cal_set, root, path, shown)
+    from graderctl.store import trust_cache
+
+    inputs = [ref, grader.spec.name, str(grader.spec.version), grader.fingerprint]
+    inputs += [cal_set.name, cal_set.fingerprint, shown]
+    key = trust_cache.decision_key(path, inputs)
+    hit = trust_cache.get(key) if key is not None else None
+    if hit is not None and hit[0] in {s.value for s in TrustState}:
+        return TrustEntry(ref, cal_set.name, TrustState(hit[0]), shown, None, hit[1])
+    entry = _entry_from_report(grader, cal_set, root, path, shown)
+    if key is not None and trust_cache.decision_key(path, inputs) == key:
+        trust_cache.put(key, entry.state.value, entry.detail)
+    entry.report = None
+    return entry
+
+
+def _entry_from_report(
+    grader: LoadedGrader, cal_set: TrustSet, root: Path, path: Path, shown: str
+) -> TrustEntry:
+    ref = grader.ref
     try:
         report = read_report(path, root=root)
     except InvalidInputError as exc:
@@ -256,13 +282,17 @@ def trust_for_grader(
     *,
     sets: Sequence[TrustSet] | None = None,
     invalid: list[InvalidSet] | None = None,
+    keep_reports: bool = True,
 ) -> list[TrustEntry]:
     """One entry per set of the grader's check (``sets`` restricts or supplies them; sets of other checks in
     it are ignored), and one ``invalid_set`` entry per set of the check that cannot be loaded (found under
-    ``calibration_sets/`` unless ``sets`` is given; then ``invalid`` supplies them)."""
+    ``calibration_sets/`` unless ``sets`` is given; then ``invalid`` supplies them). Without
+    ``keep_reports`` the entries hold no report (see :func:`trust_entry`)."""
     if sets is None:
         sets, invalid = sets_for_trust(root, grader.spec.check)
-    entries = [trust_entry(grader, s, root) for s in sets if s.check == grader.spec.check]
+    entries = [
+        trust_entry(grader, s, root, keep_report=keep_reports) for s in sets if s.check == grader.spec.check
+    ]
     for bad in invalid or []:
         if bad.check is None or bad.check == grader.spec.check.value:
             entries.append(

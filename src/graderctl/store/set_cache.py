@@ -173,10 +173,11 @@ def put(key: str, index: CachedIndex) -> None:
     }
     with contextlib.suppress(OSError, ValueError):
         atomic_write_text(path, json.dumps(entry, ensure_ascii=False, separators=(",", ":")))
-        _prune(path.parent)
+        prune(path.parent)
 
 
-def _prune(folder: Path) -> None:
+def prune(folder: Path) -> None:
+    """Remove the entries of ``folder`` beyond the :data:`MAX_ENTRIES` most recently written."""
     entries = []
     for p in folder.glob("*.json"):
         with contextlib.suppress(OSError):
