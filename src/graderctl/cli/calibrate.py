@@ -22,20 +22,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from graderctl.cli import _options as opt
 from graderctl.cli import _state
-from graderctl.cli._options import (
-    GraderSets,
-    Jobs,
-    NoCache,
-    NoWriteReports,
-    Quiet,
-    RenderFormatOption,
-    RenderingOutput,
-    SampleBatchSize,
-    SampleTimeout,
-    check_timeout,
-    html_file,
-)
 from graderctl.cli._options import RenderFormat as Format
 from graderctl.errors import ExitCode, GraderRunError, UsageError
 
@@ -54,13 +42,13 @@ def calibrate(
     ref: Annotated[
         str | None, typer.Argument(help="Grader: name@version, or name for the newest version.")
     ] = None,
-    sets: GraderSets = None,
-    fmt: RenderFormatOption = Format.text,
-    output: RenderingOutput = None,
-    jobs: Jobs = 1,
-    timeout: SampleTimeout = None,
-    batch_size: SampleBatchSize = 64,
-    no_write: NoWriteReports = False,
+    sets: opt.GraderSets = None,
+    fmt: opt.RenderFormatOption = Format.text,
+    output: opt.RenderingOutput = None,
+    jobs: opt.Jobs = 1,
+    timeout: opt.SampleTimeout = None,
+    batch_size: opt.SampleBatchSize = 64,
+    no_write: opt.NoWriteReports = False,
     all_: Annotated[
         bool, typer.Option("--all", help="Every grader in graders/ on every set of its check.")
     ] = False,
@@ -68,8 +56,8 @@ def calibrate(
         bool,
         typer.Option("--check", help="Write nothing; exit 1 when a report is missing or stale (for CI)."),
     ] = False,
-    quiet: Quiet = False,
-    no_cache: NoCache = False,
+    quiet: opt.Quiet = False,
+    no_cache: opt.NoCache = False,
     repeats: Annotated[
         int,
         typer.Option(
@@ -99,10 +87,10 @@ def calibrate(
         raise UsageError("give either a grader or --all, not both")
     if all_ and sets:
         raise UsageError("--set cannot be combined with --all (which uses every set of each grader's check)")
-    check_timeout(timeout)
+    opt.check_timeout(timeout)
     if repeats != 1 and check:
         raise UsageError("--repeats cannot be combined with --check")
-    if check and (fmt is Format.html or html_file(output)):
+    if check and (fmt is Format.html or opt.html_file(output)):
         raise UsageError("--check prints whether reports are current: use --format text or json with it")
     if split is not None and (check or all_):
         raise UsageError(
@@ -268,7 +256,7 @@ def _run(
                     _state.err(f"unchanged: {shown} and {md_path.name} (same findings)")
         if status is CalibrationStatus.error_rate_exceeded:  # an error, shown even with --quiet
             _state.err(f"error: {label}: {error_rate_summary(report)}")
-    file_fmt = Format.html if html_file(output) else fmt
+    file_fmt = Format.html if opt.html_file(output) else fmt
     _emit(
         lambda: _render(reports, failures, fmt),
         output,

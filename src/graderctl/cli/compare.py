@@ -15,18 +15,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from graderctl.cli import _options as opt
 from graderctl.cli import _state
-from graderctl.cli._options import (
-    Jobs,
-    NoCache,
-    Quiet,
-    RenderFormatOption,
-    RenderingOutput,
-    SampleBatchSize,
-    SampleTimeout,
-    check_timeout,
-    html_file,
-)
 from graderctl.cli._options import RenderFormat as Format
 from graderctl.errors import ExitCode, UsageError
 
@@ -65,16 +55,16 @@ def compare(
             "(default: NEW's compare_margin, else 0.02).",
         ),
     ] = None,
-    fmt: RenderFormatOption = Format.text,
-    output: RenderingOutput = None,
-    jobs: Jobs = 1,
-    timeout: SampleTimeout = None,
-    batch_size: SampleBatchSize = 64,
+    fmt: opt.RenderFormatOption = Format.text,
+    output: opt.RenderingOutput = None,
+    jobs: opt.Jobs = 1,
+    timeout: opt.SampleTimeout = None,
+    batch_size: opt.SampleBatchSize = 64,
     no_write: Annotated[
         bool, typer.Option("--no-write", help="Do not write the report under reports/comparisons/.")
     ] = False,
-    quiet: Quiet = False,
-    no_cache: NoCache = False,
+    quiet: opt.Quiet = False,
+    no_cache: opt.NoCache = False,
 ) -> None:
     """Decide whether NEW keeps scores comparable with OLD (an equivalence test on paired outcomes)."""
     from graderctl.cli._progress import progress_bar, progress_enabled
@@ -93,7 +83,7 @@ def compare(
 
     if margin is not None and not 0 < margin < 1:
         raise UsageError(f"--margin must be a number between 0 and 1 (exclusive), got {margin:g}")
-    check_timeout(timeout)
+    opt.check_timeout(timeout)
     if replay is None and (trials is not None or corpus is not None):
         raise UsageError("--trials and --corpus describe the replayed trials: give --replay RESULTS too")
 
@@ -158,7 +148,7 @@ def compare(
     if output is not None:  # written first: a failed write leaves stdout for the error document
         from graderctl.store.atomic import atomic_write_text
 
-        atomic_write_text(output, _render(report, Format.html) if html_file(output) else text)
+        atomic_write_text(output, _render(report, Format.html) if opt.html_file(output) else text)
     typer.echo(text, nl=False)
     _state.JSON_PRINTED = True
     if status is ComparisonStatus.error_rate_exceeded:

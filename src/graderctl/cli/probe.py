@@ -16,21 +16,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from graderctl.cli import _options as opt
 from graderctl.cli import _state
-from graderctl.cli._options import (
-    GraderRef,
-    GraderSets,
-    Jobs,
-    NoCache,
-    NoWriteReports,
-    Quiet,
-    RenderFormatOption,
-    RenderingOutput,
-    SampleBatchSize,
-    SampleTimeout,
-    check_timeout,
-    html_file,
-)
 from graderctl.cli._options import RenderFormat as Format
 from graderctl.errors import ExitCode, UsageError
 
@@ -39,8 +26,8 @@ if TYPE_CHECKING:
 
 
 def probe(
-    ref: GraderRef,
-    sets: GraderSets = None,
+    ref: opt.GraderRef,
+    sets: opt.GraderSets = None,
     probes: Annotated[
         list[str] | None,
         typer.Option(
@@ -53,14 +40,14 @@ def probe(
         float, typer.Option("--margin", help="Largest rise in the error rate (or share of flips) tolerated.")
     ] = 0.05,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the transformations.")] = 20240601,
-    fmt: RenderFormatOption = Format.text,
-    output: RenderingOutput = None,
-    jobs: Jobs = 1,
-    timeout: SampleTimeout = None,
-    batch_size: SampleBatchSize = 64,
-    no_cache: NoCache = False,
-    no_write: NoWriteReports = False,
-    quiet: Quiet = False,
+    fmt: opt.RenderFormatOption = Format.text,
+    output: opt.RenderingOutput = None,
+    jobs: opt.Jobs = 1,
+    timeout: opt.SampleTimeout = None,
+    batch_size: opt.SampleBatchSize = 64,
+    no_cache: opt.NoCache = False,
+    no_write: opt.NoWriteReports = False,
+    quiet: opt.Quiet = False,
 ) -> None:
     """Check a grader for length, order, format and self-preference biases."""
     from graderctl.services.probe import ProbeRun, run_probes
@@ -70,7 +57,7 @@ def probe(
 
     if not 0 <= margin < 1:
         raise UsageError(f"--margin must be in [0, 1), got {margin:g}")
-    check_timeout(timeout)
+    opt.check_timeout(timeout)
     _state.check_output(output)
     root = _state.root()
     grader = find_grader(ref, root)
@@ -107,7 +94,7 @@ def probe(
     if output is not None:  # written first: a failed write leaves stdout for the error document
         from graderctl.store.atomic import atomic_write_text
 
-        atomic_write_text(output, _render(run, Format.html) if html_file(output) else text)
+        atomic_write_text(output, _render(run, Format.html) if opt.html_file(output) else text)
     typer.echo(text, nl=False)
     _state.JSON_PRINTED = True
     if run.biased:

@@ -11,18 +11,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from graderctl.cli import _options as opt
 from graderctl.cli import _state
-from graderctl.cli._options import (
-    GraderRef,
-    Jobs,
-    NoCache,
-    Quiet,
-    RenderFormatOption,
-    RenderingOutput,
-    SampleBatchSize,
-    SampleTimeout,
-    check_timeout,
-)
 from graderctl.cli._options import RenderFormat as Format
 from graderctl.errors import ExitCode, UsageError
 
@@ -58,7 +48,7 @@ def parse_target(text: str) -> dict[str, float]:
 
 
 def tune(
-    ref: GraderRef,
+    ref: opt.GraderRef,
     set_: Annotated[str, typer.Option("--set", help="Set name or folder; its tune split is used.")],
     param: Annotated[
         str, typer.Option("--param", help="The parameter swept (the kind's score is compared with it).")
@@ -72,19 +62,19 @@ def tune(
     band: Annotated[
         bool, typer.Option("--band", help="Choose an abstention band (reject below, accept at or above).")
     ] = False,
-    fmt: RenderFormatOption = Format.text,
-    output: RenderingOutput = None,
+    fmt: opt.RenderFormatOption = Format.text,
+    output: opt.RenderingOutput = None,
     no_write: Annotated[
         bool, typer.Option("--no-write", help="Show the trade-off and the choice; write no new version.")
     ] = False,
     no_lock: Annotated[
         bool, typer.Option("--no-lock", help="Do not record the new version in graders/graders.lock.")
     ] = False,
-    jobs: Jobs = 1,
-    timeout: SampleTimeout = None,
-    batch_size: SampleBatchSize = 64,
-    quiet: Quiet = False,
-    no_cache: NoCache = False,
+    jobs: opt.Jobs = 1,
+    timeout: opt.SampleTimeout = None,
+    batch_size: opt.SampleBatchSize = 64,
+    quiet: opt.Quiet = False,
+    no_cache: opt.NoCache = False,
 ) -> None:
     """Choose a grader's operating point on the tune split of a set and write it as a new version.
 
@@ -97,7 +87,7 @@ def tune(
     Exit codes: 0 a point meets the limits; 1 none does (nothing written); 3 bad input; 4 the grader could
     not run; 130 interrupted.
     """
-    check_timeout(timeout)
+    opt.check_timeout(timeout)
     limits = parse_target(target) if target is not None else None
     _state.check_output(output)
     from graderctl.cli._progress import progress_bar, progress_enabled
