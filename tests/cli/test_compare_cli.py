@@ -238,6 +238,32 @@ def test_replay_of_results_graded_by_another_version_exits_3(
     assert "not by OLD (thresh@1)" in err and out == ""
 
 
+@pytest.mark.parametrize("bad", ["missing", "not-json", "trials-missing"])
+def test_a_bad_replay_is_refused_before_any_set_is_graded(
+    capsys: pytest.CaptureFixture[str], root: Path, monkeypatch: pytest.MonkeyPatch, bad: str
+) -> None:
+    """Every precondition is checked before anything runs: a --replay that cannot be read (or whose trials
+    cannot) ends in exit 3 without grading the calibration sets first."""
+    from graderctl.services import compare as compare_service
+
+    results = _score(root, "results_v1.jsonl", "thresh@1")
+    extra: list[str] = []
+    if bad == "missing":
+        results = root / "no-such-results.jsonl"
+    elif bad == "not-json":
+        results.write_text("{not json\n")
+    else:
+        extra = ["--trials", str(root / "no-such-trials.jsonl")]
+
+    def never(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a set was graded before the replay was read")
+
+    monkeypatch.setattr(compare_service, "grade_on_set", never)
+    code, out, err = run(capsys, root, "compare", "thresh@1", "thresh@3", "--replay", str(results), *extra)
+    assert code == ExitCode.INVALID_INPUT, err
+    assert out == "" and "a set was graded" not in err
+
+
 def test_no_set_of_the_check_and_no_replay_exits_3(capsys: pytest.CaptureFixture[str], root: Path) -> None:
     import shutil
 

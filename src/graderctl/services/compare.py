@@ -68,6 +68,8 @@ from graderctl.store.reports import comparison_paths as comparison_paths
 from graderctl.store.reports import comparison_to_json as comparison_to_json
 
 if TYPE_CHECKING:
+    from graderctl.models.trials import Trial
+    from graderctl.plugin import Corpus
     from graderctl.stats import PairedOutcomes
 
 DEFAULT_MARGIN = 0.02
@@ -675,6 +677,8 @@ def compare(
     for cal_set in sets:  # every precondition is checked before anything runs
         check_set(old, cal_set)
         check_set(new, cal_set)
+    # The replayed inputs are read (and refused when bad) before any set is graded.
+    loaded_replay = load_replay(replay, old, root=root) if replay is not None else None
     chosen_margin, margin_source = resolve_margin(new, margin)
     identical = behaviour_fingerprint(old) == behaviour_fingerprint(new)
     progress_for = progress_for or _no_progress
@@ -695,12 +699,12 @@ def compare(
         warn.extend(set_warnings)
 
     replayed = None
-    if replay is not None:
+    if replay is not None and loaded_replay is not None:
         with progress_for(f"NEW {new.ref} on {replay.results_shown}") as progress:
             replayed, replay_failed, replay_warnings = replay_comparison(
                 old,
                 new,
-                replay,
+                loaded_replay,
                 margin=chosen_margin,
                 identical=identical,
                 root=root,
@@ -1225,21 +1229,25 @@ def grade_trials(
     ]
 
 
-def replay_comparison(
-    old: LoadedGrader,
-    new: LoadedGrader,
-    replay: ReplayInput,
-    *,
-    root: Path,
-    margin: float,
-    identical: bool,
-    max_error_rate: float,
-    options: RunOptions = DEFAULT_RUN,
-    progress: ProgressCallback | None = None,
-) -> tuple[ReplayComparison, list[FailedStratum], list[str]]:
-    """Re-grade the trials of the frozen results with NEW and compare with what OLD recorded."""
+@dataclass(frozen=True)
+class LoadedReplay:
+    """The replayed inputs, read and checked before anything is graded: the frozen lines, what is compared,
+    the trials they graded (in the lines' order), the corpus those trials cite and the reading notes."""
+
+    replay: ReplayInput
+    frozen: list[_Frozen]
+    outcome: str
+    trials: list[Trial]
+    trials_shown: str
+    corpus: Corpus | None
+    notes: list[str]
+
+
+def load_replay(replay: ReplayInput, old: LoadedGrader, *, root: Path) -> LoadedReplay:
+    """Read the results to replay, their trials and corpus; every input problem is raised here, so that
+    ``compare`` refuses a bad ``--replay`` before it grades any set."""
     from graderctl.errors import UsageError
-    from graderctl.services.score import decide, read_corpus, read_trials
+    from graderctl.services.score import read_corpus, read_trials
     from graderctl.store.project import corpus_beside
     from graderctl.store.readers import display_path
 
@@ -1275,10 +1283,39 @@ def replay_comparison(
             ],
         )
     corpus = read_corpus(corpus_path, root) if corpus_path is not None else None
+    return LoadedReplay(
+        replay=replay,
+        frozen=frozen,
+        outcome=outcome,
+        trials=[by_key[(f.task_id, f.trial_id)] for f in frozen],
+        trials_shown=trials_shown,
+        corpus=corpus,
+        notes=notes,
+    )
+
+
+def replay_comparison(
+    old: LoadedGrader,
+    new: LoadedGrader,
+    loaded: LoadedReplay,
+    *,
+    root: Path,
+    margin: float,
+    identical: bool,
+    max_error_rate: float,
+    options: RunOptions = DEFAULT_RUN,
+    progress: ProgressCallback | None = None,
+) -> tuple[ReplayComparison, list[FailedStratum], list[str]]:
+    """Re-grade the trials of the frozen results with NEW and compare with what OLD recorded (the inputs
+    read by :func:`load_replay`)."""
+    from graderctl.services.score import decide
+
+    frozen, outcome, replay = loaded.frozen, loaded.outcome, loaded.replay
+    trials_shown, notes = loaded.trials_shown, list(loaded.notes)
     results = grade_trials(
         new,
-        [by_key[(f.task_id, f.trial_id)] for f in frozen],
-        corpus,
+        loaded.trials,
+        loaded.corpus,
         root=root,
         options=options,
         progress=progress,
