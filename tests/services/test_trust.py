@@ -140,7 +140,7 @@ def test_listing(root: Path) -> None:
     assert [s.name for s in listing.sets] == ["s"]
     assert listing.sets[0].n_bad == 60 and listing.sets[0].n_good == 20
     assert any("graders/broken/v1.toml" in p for p in listing.problems)
-    doc = listing.to_dict()
+    doc = listing.model_dump(mode="json")
     assert doc["schema_version"] == 1 and doc["type"] == "listing"
     assert doc["graders"][0]["trust"][0]["state"] == "trusted"
 
@@ -184,7 +184,7 @@ def test_passing_one_set_and_failing_another_is_not_trusted(root: Path) -> None:
     assert trusted is False
     # Named explicitly, the sets the grader answers to are those named (score --trust-set).
     assert is_trusted(find_grader("scripted@1", root), root, sets=[find_set("s", root)])[0] is True
-    doc = list_project(root).to_dict()
+    doc = list_project(root).model_dump(mode="json")
     assert doc["graders"][0]["trusted"] is False
 
 
@@ -196,7 +196,7 @@ def test_a_set_of_the_check_that_cannot_be_loaded_withholds_trust(root: Path) ->
     assert trusted is False
     broken = next(e for e in entries if e.set_name == "t")
     assert broken.state is TrustState.invalid_set and "graderctl validate" in broken.detail
-    listed = list_project(root).to_dict()["graders"][0]
+    listed = list_project(root).model_dump(mode="json")["graders"][0]
     assert {t["set"]: t["state"] for t in listed["trust"]} == {"s": "trusted", "t": "invalid_set"}
     assert listed["trusted"] is False
 
@@ -226,7 +226,7 @@ def test_a_hand_edited_trusted_true_is_not_believed(root: Path) -> None:
     assert trusted is False and entry.state is TrustState.not_trusted
     assert "the report says trusted, but its outcomes do not meet" in entry.detail
     assert "false accept rate" in entry.detail
-    assert list_project(root).to_dict()["graders"][0]["trust"][0]["state"] == "not_trusted"
+    assert list_project(root).model_dump(mode="json")["graders"][0]["trust"][0]["state"] == "not_trusted"
 
 
 def test_edited_counts_or_labels_are_not_evidence(root: Path) -> None:

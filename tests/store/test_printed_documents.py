@@ -275,3 +275,20 @@ def test_the_shipped_reports_validate() -> None:
 def test_a_broken_document_fails_its_schema(name: str, document: dict[str, Any]) -> None:
     """The schemas say something: a document missing a field or with an unknown state does not pass."""
     assert not schemas.validator(name).is_valid(document)
+
+
+@pytest.mark.parametrize("edit_released", [False, True])
+def test_list_prints_a_listing_that_validates(
+    edit_released: bool, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for folder in ("graders", "calibration_sets", "reports"):
+        shutil.copytree(REPO / folder, tmp_path / folder)
+    if edit_released:  # a released version edited since it was locked: listed, with its release problem
+        grader = tmp_path / "graders" / "claim-support" / "v1.toml"
+        text = grader.read_text(encoding="utf-8").replace('"""\\\n', '"""\\\nEdited. ', 1)
+        grader.write_text(text, encoding="utf-8")
+    code, doc = printed(capsys, "list", "--format", "json", root=tmp_path)
+    assert code == (ExitCode.INVALID_INPUT if edit_released else ExitCode.OK), doc
+    assert doc["type"] == "listing" and doc["graders"] and doc["sets"] and doc["kinds"]
+    assert bool(doc["release_problems"]) is edit_released
+    assert_valid("listing", doc)

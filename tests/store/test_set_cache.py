@@ -149,13 +149,13 @@ def test_a_changed_set_withholds_trust_though_it_was_cached(tmp_path: Path, cach
     write_set(tmp_path, "s", SAMPLES)
     write_grader(tmp_path, "scripted", "test_scripted")
     calibrate(find_grader("scripted@1", tmp_path), find_set("s", tmp_path), root=tmp_path)
-    listed = list_project(tmp_path).to_dict()["graders"][0]
+    listed = list_project(tmp_path).model_dump(mode="json")["graders"][0]
     assert listed["trusted"] is True and entries(cache)
 
     flip_first_label_in_place(tmp_path / "calibration_sets" / "s")
     (entry,) = trust_for_grader(find_grader("scripted@1", tmp_path), tmp_path)
     assert entry.state is TrustState.stale and "the set changed" in entry.detail
-    listed = list_project(tmp_path).to_dict()["graders"][0]
+    listed = list_project(tmp_path).model_dump(mode="json")["graders"][0]
     assert listed["trusted"] is False and listed["trust"][0]["state"] == "stale"
 
 
@@ -168,8 +168,8 @@ def test_a_hand_edited_report_is_not_believed_with_the_set_cached(tmp_path: Path
     doc = json.loads(path.read_text())
     doc["trusted"] = True
     path.write_text(json.dumps(doc))
-    cold = list_project(tmp_path).to_dict()
-    warm = list_project(tmp_path).to_dict()
+    cold = list_project(tmp_path).model_dump(mode="json")
+    warm = list_project(tmp_path).model_dump(mode="json")
     assert cold == warm
     assert warm["graders"][0]["trust"][0]["state"] == "not_trusted"
     for sample in doc["samples"]:  # every false accept relabelled good
@@ -186,9 +186,9 @@ def test_list_is_the_same_cold_and_warm(tmp_path: Path, cache: Path) -> None:
     _broken(tmp_path, "duplicate").rename(tmp_path / "calibration_sets" / "v")
     write_grader(tmp_path, "scripted", "test_scripted")
     calibrate(find_grader("scripted@1", tmp_path), find_set("s", tmp_path), root=tmp_path)
-    uncached = list_project(tmp_path).to_dict()
+    uncached = list_project(tmp_path).model_dump(mode="json")
     assert len(entries(cache)) == 2
-    assert list_project(tmp_path).to_dict() == uncached
+    assert list_project(tmp_path).model_dump(mode="json") == uncached
 
 
 def test_a_malformed_or_foreign_entry_is_a_miss(tmp_path: Path, cache: Path) -> None:
@@ -376,11 +376,11 @@ def test_list_decides_a_large_report_once(
     tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _calibrated(tmp_path)
-    first = list_project(tmp_path).to_dict()
+    first = list_project(tmp_path).model_dump(mode="json")
     assert first["graders"][0]["trust"][0]["state"] == "trusted" and len(decisions(cache)) == 1
     with monkeypatch.context() as m:
         no_report_reading(m)
-        assert list_project(tmp_path).to_dict() == first
+        assert list_project(tmp_path).model_dump(mode="json") == first
     # score's trust check keeps the report (and never takes a decision from the cache)
     trusted, (entry,) = is_trusted(find_grader("scripted@1", tmp_path), tmp_path)
     assert trusted and entry.report is not None
@@ -391,38 +391,38 @@ def test_list_decides_a_large_report_once(
 
 def test_a_hand_edited_report_is_decided_afresh(tmp_path: Path, cache: Path) -> None:
     path = _calibrated(tmp_path, false_accepts=30)
-    assert list_project(tmp_path).to_dict()["graders"][0]["trust"][0]["state"] == "not_trusted"
+    assert list_project(tmp_path).model_dump(mode="json")["graders"][0]["trust"][0]["state"] == "not_trusted"
     doc = json.loads(path.read_text())
     doc["trusted"] = True
     path.write_text(json.dumps(doc))
-    (entry,) = list_project(tmp_path).to_dict()["graders"][0]["trust"]
+    (entry,) = list_project(tmp_path).model_dump(mode="json")["graders"][0]["trust"]
     assert entry["state"] == "not_trusted" and "the report says trusted" in entry["detail"]
     for sample in doc["samples"]:  # every false accept relabelled good: a perfect-looking grader
         sample["label"] = "good"
     st = path.stat()
     path.write_text(json.dumps(doc))
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
-    (entry,) = list_project(tmp_path).to_dict()["graders"][0]["trust"]
+    (entry,) = list_project(tmp_path).model_dump(mode="json")["graders"][0]["trust"]
     assert entry["state"] == "stale" and "the set says bad" in entry["detail"]
     assert len(decisions(cache)) == 3
 
 
 def test_a_changed_set_or_grader_is_decided_afresh(tmp_path: Path, cache: Path) -> None:
     _calibrated(tmp_path)
-    assert list_project(tmp_path).to_dict()["graders"][0]["trusted"] is True
+    assert list_project(tmp_path).model_dump(mode="json")["graders"][0]["trusted"] is True
     flip_first_label_in_place(tmp_path / "calibration_sets" / "s")
-    (entry,) = list_project(tmp_path).to_dict()["graders"][0]["trust"]
+    (entry,) = list_project(tmp_path).model_dump(mode="json")["graders"][0]["trust"]
     assert entry["state"] == "stale" and "the set changed" in entry["detail"]
     write_set(tmp_path, "s", SAMPLES)  # back as calibrated
-    assert list_project(tmp_path).to_dict()["graders"][0]["trusted"] is True
+    assert list_project(tmp_path).model_dump(mode="json")["graders"][0]["trusted"] is True
     write_grader(tmp_path, "scripted", "test_scripted", params={"invert": True})
-    (entry,) = list_project(tmp_path).to_dict()["graders"][0]["trust"]
+    (entry,) = list_project(tmp_path).model_dump(mode="json")["graders"][0]["trust"]
     assert entry["state"] == "stale" and "the grader changed" in entry["detail"]
 
 
 def test_a_malformed_decision_is_a_miss(tmp_path: Path, cache: Path) -> None:
     _calibrated(tmp_path)
-    first = list_project(tmp_path).to_dict()
+    first = list_project(tmp_path).model_dump(mode="json")
     (entry,) = decisions(cache)
     doc = json.loads(entry.read_text())
     for text in [
@@ -432,7 +432,7 @@ def test_a_malformed_decision_is_a_miss(tmp_path: Path, cache: Path) -> None:
         "[" * 100_000,
     ]:
         entry.write_text(text)
-        assert list_project(tmp_path).to_dict() == first
+        assert list_project(tmp_path).model_dump(mode="json") == first
         assert json.loads(entry.read_text()) == doc  # rewritten
 
 

@@ -34,17 +34,18 @@ def list_(
     listing = list_project(root)
     for problem in [] if quiet else listing.problems:
         _state.err(f"warning: skipped {problem}")
-    for release in listing.release_problems:  # the same problem, message and fix as `graderctl validate`
+    releases = [Problem(**r.model_dump()) for r in listing.release_problems]
+    for release in releases:  # the same problem, message and fix as `graderctl validate`
         _state.err(f"error: {release.format()}")
     if fmt is Format.json:
-        _state.echo_json(listing.to_dict())
-        _exit_on_release_problems(listing.release_problems)
+        _state.echo_json(listing.model_dump(mode="json"))
+        _exit_on_release_problems(releases)
         return
     for k in [] if quiet else listing.kinds:
         if k.error is not None:
             _state.err(f"warning: grader kind {k.name!r} cannot be loaded: {k.error}")
-    typer.echo(render_listing(listing.to_dict()), nl=False)
-    _exit_on_release_problems(listing.release_problems)
+    typer.echo(render_listing(listing), nl=False)
+    _exit_on_release_problems(releases)
 
 
 def _exit_on_release_problems(problems: list[Problem]) -> None:

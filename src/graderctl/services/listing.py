@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from graderctl import plugin
-from graderctl.errors import GraderctlError, InvalidInputError, Problem
+from graderctl.errors import GraderctlError, InvalidInputError
+from graderctl.models.listing import GraderListing, KindListing, ProjectListing, SetListing, TrustRecord
+from graderctl.models.validation import ProblemRecord
 from graderctl.services.trust import InvalidSet, TrustEntry, trust_for_grader
 from graderctl.store.project import (
     LoadedGrader,
@@ -21,93 +21,15 @@ from graderctl.store.project import (
 from graderctl.store.readers import display_path
 
 
-@dataclass
-class GraderListing:
-    ref: str
-    name: str
-    version: int
-    kind: str
-    check: str
-    fingerprint: str
-    path: str
-    trust: list[TrustEntry]
+def _trusted(trust: list[TrustEntry]) -> bool:
+    """Trusted for its check: trusted on every set of the check (graderctl.trust_policy.combine)."""
+    from graderctl.trust_policy import combine
 
-    @property
-    def trusted(self) -> bool:
-        """Trusted for its check: trusted on every set of the check (graderctl.trust_policy.combine)."""
-        from graderctl.trust_policy import combine
-
-        return combine([(e.set_name, e.state.value == "trusted") for e in self.trust])[0]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "ref": self.ref,
-            "name": self.name,
-            "version": self.version,
-            "kind": self.kind,
-            "check": self.check,
-            "fingerprint": self.fingerprint,
-            "path": self.path,
-            #: Trusted for its check: on every set of the check (one passing set is not enough).
-            "trusted": self.trusted,
-            "trust": [
-                {"set": e.set_name, "state": e.state.value, "report": e.report_path, "detail": e.detail}
-                for e in self.trust
-            ],
-        }
+    return combine([(e.set_name, e.state.value == "trusted") for e in trust])[0]
 
 
-@dataclass
-class SetListing:
-    name: str
-    version: int
-    check: str
-    n_good: int
-    n_bad: int
-    fingerprint: str
-    path: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
-
-
-@dataclass
-class KindListing:
-    """An installed grader kind (entry point of ``graderctl.graders``), or one that could not be loaded."""
-
-    name: str
-    #: The distribution that provides it, with its version ("graderctl 0.1.0" for the built-in kinds).
-    origin: str
-    checks: list[str]
-    model_based: bool
-    implementation_version: str
-    #: Why the entry point could not be loaded (then the other fields are empty).
-    error: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
-
-
-@dataclass
-class ProjectListing:
-    graders: list[GraderListing] = field(default_factory=list)
-    sets: list[SetListing] = field(default_factory=list)
-    kinds: list[KindListing] = field(default_factory=list)
-    #: Files that could not be loaded (``graderctl validate`` says why in detail).
-    problems: list[str] = field(default_factory=list)
-    #: Released grader versions edited since they were locked, or a lock missing beside reports (exit 3).
-    release_problems: list[Problem] = field(default_factory=list)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "schema_version": 1,
-            "type": "listing",
-            "graders": [g.to_dict() for g in self.graders],
-            "sets": [s.to_dict() for s in self.sets],
-            "kinds": [k.to_dict() for k in self.kinds],
-            "problems": self.problems,
-            "release_problems": [p.to_dict() for p in self.release_problems],
-        }
+def _trust_record(e: TrustEntry) -> TrustRecord:
+    return TrustRecord(set=e.set_name, state=e.state.value, report=e.report_path, detail=e.detail)
 
 
 def list_kinds() -> list[KindListing]:
@@ -164,6 +86,8 @@ def list_project(root: Path) -> ProjectListing:
             listing.problems.append(f"{display_path(path, root)}: {exc} (run `graderctl validate`)")
             continue
         graders.append(grader)
+        # No report kept: list shows states only (a large report's decision may be cached).
+        trust = trust_for_grader(grader, root, sets=loaded_sets, invalid=invalid_sets, keep_reports=False)
         listing.graders.append(
             GraderListing(
                 ref=grader.ref,
@@ -173,10 +97,8 @@ def list_project(root: Path) -> ProjectListing:
                 check=grader.spec.check.value,
                 fingerprint=grader.fingerprint,
                 path=grader.shown,
-                # No report kept: list shows states only (a large report's decision may be cached).
-                trust=trust_for_grader(
-                    grader, root, sets=loaded_sets, invalid=invalid_sets, keep_reports=False
-                ),
+                trusted=_trusted(trust),
+                trust=[_trust_record(e) for e in trust],
             )
         )
     listing.graders.sort(key=lambda g: (g.name, g.version))
@@ -185,5 +107,5 @@ def list_project(root: Path) -> ProjectListing:
     try:
         require_released_intact(graders, root)
     except InvalidInputError as exc:
-        listing.release_problems = list(exc.problems)
+        listing.release_problems = [ProblemRecord.model_validate(p.to_dict()) for p in exc.problems]
     return listing

@@ -24,6 +24,7 @@ from graderctl.models.calset import (
 from graderctl.models.comparison import ComparisonReport
 from graderctl.models.grader import GraderSpec
 from graderctl.models.imports import ImportSummary
+from graderctl.models.listing import ProjectListing
 from graderctl.models.metrics import MetricsDocument
 from graderctl.models.probe import ProbeReport, ProbesDocument
 from graderctl.models.reports import CalibrationBatch, CalibrationCheck, CalibrationReport
@@ -108,6 +109,11 @@ SCHEMAS: dict[str, tuple[type[BaseModel], str]] = {
         ValidationReport,
         "What `graderctl validate --format json` prints: every file checked and every problem found "
         "(file, line, JSON pointer, expected, got, fix).",
+    ),
+    "listing": (
+        ProjectListing,
+        "What `graderctl list --format json` prints: graders with their trust on each set of their check, "
+        "calibration sets and the installed grader kinds.",
     ),
     "comparison-report": (
         ComparisonReport,
