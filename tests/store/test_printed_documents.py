@@ -292,3 +292,15 @@ def test_list_prints_a_listing_that_validates(
     assert doc["type"] == "listing" and doc["graders"] and doc["sets"] and doc["kinds"]
     assert bool(doc["release_problems"]) is edit_released
     assert_valid("listing", doc)
+
+
+def test_report_prints_a_site_listing_that_validates(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, doc = printed(
+        capsys, "report", str(REPO / "reports"), "--output", str(tmp_path / "site"), "--format", "json"
+    )
+    assert code == ExitCode.OK
+    assert_valid("report-site", doc)
+    assert doc["pages"] and all(Path(p["path"]).is_file() for p in doc["pages"])
+    assert Path(doc["index"]).is_file()

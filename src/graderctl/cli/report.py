@@ -116,24 +116,24 @@ def report(
     atomic_write_many(pages)
 
     if fmt is Format.json:
-        listing = {
-            "schema_version": 1,
-            "type": "report_site",
-            "index": str(index),
-            "pages": [
-                {
-                    "path": str(output / e.page),
-                    "source": e.source,
-                    "type": e.type,
-                    "grader": e.grader,
-                    "set": e.set,
-                    "status": e.verdict,
-                    "passed": e.passed,
-                }
+        from graderctl.models.report_site import ReportSite, SitePage
+
+        listing = ReportSite(
+            index=str(index),
+            pages=[
+                SitePage(
+                    path=str(output / e.page),
+                    source=e.source,
+                    type=e.type,
+                    grader=e.grader,
+                    set=e.set,
+                    status=e.verdict,
+                    passed=e.passed,
+                )
                 for e in entries
             ],
-        }
-        typer.echo(json.dumps(listing, indent=2, ensure_ascii=False))
+        )
+        typer.echo(json.dumps(listing.model_dump(mode="json"), indent=2, ensure_ascii=False))
         return
     typer.echo(site_text(entries, output, pages=len(pages) - 1, index=index), nl=False)
 

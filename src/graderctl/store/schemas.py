@@ -27,6 +27,7 @@ from graderctl.models.imports import ImportSummary
 from graderctl.models.listing import ProjectListing
 from graderctl.models.metrics import MetricsDocument
 from graderctl.models.probe import ProbeReport, ProbesDocument
+from graderctl.models.report_site import ReportSite
 from graderctl.models.reports import CalibrationBatch, CalibrationCheck, CalibrationReport
 from graderctl.models.results import GradedResult, ScoreSummary, TrialsImportSummary
 from graderctl.models.review import ReviewItem, SetsAddSummary
@@ -114,6 +115,11 @@ SCHEMAS: dict[str, tuple[type[BaseModel], str]] = {
         ProjectListing,
         "What `graderctl list --format json` prints: graders with their trust on each set of their check, "
         "calibration sets and the installed grader kinds.",
+    ),
+    "report-site": (
+        ReportSite,
+        "What `graderctl report --format json` prints: the index and every HTML page written, with its "
+        "source report and verdict.",
     ),
     "comparison-report": (
         ComparisonReport,
