@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from tests.support.sentence_reference import reference_spans
+
 from graderctl.language import sentences as T
 
 
@@ -21,41 +23,6 @@ def test_sentences() -> None:
     assert text[spans[1][0] : spans[1][1]] == "It cost $3.5 million!"
 
 
-def _reference_sentence_spans(text: str) -> list[tuple[int, int]]:
-    """``sentence_spans`` as first written (slower): the fast version must split every text the same way."""
-    import re
-
-    spans: list[tuple[int, int]] = []
-    start = 0
-    n = len(text)
-    for m in re.finditer(r"[.!?]+['\"”’)\]]*(?=\s)|\n", text):
-        end = m.end()
-        if m.group() != "\n":
-            j = end
-            while j < n and text[j] in " \t\r\u00a0":
-                j += 1
-            if j < n and text[j] != "\n":
-                nxt = text[j]
-                if not (nxt.isupper() or nxt.isdigit() or nxt in "'\"‘“([" or not nxt.isalpha()):
-                    continue
-                if nxt in "-–—,;:":
-                    continue
-            if text[m.start()] == ".":
-                k = m.start()
-                w = k
-                while w > start and not text[w - 1].isspace() and text[w - 1] not in "([\"'“‘":
-                    w -= 1
-                word = text[w:k].lower()
-                if word in T.ABBREVIATIONS or (len(word) == 1 and word.isalpha()):
-                    continue
-                if re.fullmatch(r"(?:[a-z]\.)+[a-z]", word):
-                    continue
-        T._push_span(text, start, end, spans)
-        start = end
-    T._push_span(text, start, n, spans)
-    return spans
-
-
 def test_sentence_spans_equal_the_reference_on_random_texts() -> None:
     import random
 
@@ -67,7 +34,7 @@ def test_sentence_spans_equal_the_reference_on_random_texts() -> None:
     ]
     for _ in range(20_000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 14)))
-        assert T.sentence_spans(text) == _reference_sentence_spans(text), text
+        assert T.sentence_spans(text) == reference_spans(text), text
 
 
 def test_sentences_of_tokenised_news_text() -> None:

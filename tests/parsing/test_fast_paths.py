@@ -5,13 +5,13 @@ matter to it. Seeded, a few thousand cases each, well under a second."""
 from __future__ import annotations
 
 import random
-import re
 
 import pytest
 
 from graderctl.language import sentences
-from graderctl.language.sentences import ABBREVIATIONS, sentence_spans
+from graderctl.language.sentences import sentence_spans
 from graderctl.parsing import report as R
+from tests.support.sentence_reference import reference_spans
 
 
 def _texts(pieces: list[str], n: int, seed: int, longest: int = 12) -> list[str]:
@@ -20,48 +20,6 @@ def _texts(pieces: list[str], n: int, seed: int, longest: int = 12) -> list[str]
 
 
 # --- sentence_spans: blanks skipped by a regex, spans pushed inline --------------------------------------
-
-
-def _reference_spans(text: str) -> list[tuple[int, int]]:
-    """The splitter as it was: the blanks after a mark stepped over one by one, every span pushed through a
-    helper."""
-
-    def push(start: int, end: int, spans: list[tuple[int, int]]) -> None:
-        while start < end and text[start].isspace():
-            start += 1
-        while end > start and text[end - 1].isspace():
-            end -= 1
-        if end > start:
-            spans.append((start, end))
-
-    spans: list[tuple[int, int]] = []
-    start, n = 0, len(text)
-    for m in sentences._SENT_END.finditer(text):
-        end = m.end()
-        if m.group() != "\n":
-            j = end
-            while j < n and text[j] in " \t\r\u00a0":
-                j += 1
-            if j < n and text[j] != "\n":
-                nxt = text[j]
-                if not (nxt.isupper() or nxt.isdigit() or nxt in "'\"‘“([" or not nxt.isalpha()):
-                    continue
-                if nxt in "-–—,;:":
-                    continue
-            if text[m.start()] == ".":
-                k = m.start()
-                w = k
-                while w > start and not text[w - 1].isspace() and text[w - 1] not in "([\"'“‘":
-                    w -= 1
-                word = text[w:k].lower()
-                if word in ABBREVIATIONS or (len(word) == 1 and word.isalpha()):
-                    continue
-                if "." in word and re.fullmatch(r"(?:[a-z]\.)+[a-z]", word):
-                    continue
-        push(start, end, spans)
-        start = end
-    push(start, n, spans)
-    return spans
 
 
 def test_sentence_spans_equal_the_plain_splitter() -> None:
@@ -100,7 +58,7 @@ def test_sentence_spans_equal_the_plain_splitter() -> None:
         "\u2028",
     ]
     for text in _texts(pieces, 6000, seed=1, longest=30):
-        assert sentence_spans(text) == _reference_spans(text), text
+        assert sentence_spans(text) == reference_spans(text), text
     assert sentences._GAP_RUN.pattern == "[ \\t\\r\\u00a0]*"
 
 
