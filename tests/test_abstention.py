@@ -66,7 +66,7 @@ def _abstaining_project(tmp_path: Path, min_coverage: float | None = None) -> Pa
         + [sample(f"g{i}", "good", "accept") for i in range(10)]
         + [sample(f"gu{i}", "good", "undecided", category="hard") for i in range(3)]
     )
-    write_set(tmp_path, "s", samples, far=0.5, frr=0.5, min_coverage=min_coverage)
+    write_set(tmp_path, "s", samples, far=0.45, frr=0.45, min_coverage=min_coverage)
     write_grader(tmp_path, "scripted", "test_scripted")
     return tmp_path
 

@@ -119,3 +119,25 @@ def test_min_coverage_is_part_of_the_rule() -> None:
     decision = decide(abstaining, policy)
     assert not decision.trusted
     assert decision.checks[-1].name == "coverage" and not decision.checks[-1].passed
+
+
+@pytest.mark.parametrize("limit", [0.5, 0.9, 0.99])
+@pytest.mark.parametrize("n", [1, 2, 1000])
+def test_a_policy_a_coin_flip_would_meet_cannot_grant_trust(limit: float, n: int) -> None:
+    # A limit of 0.5 or more on the false-accept (or false-reject) rate is met by a grader that guesses:
+    # however many samples, and even with no error at all, such a set grants no trust.
+    lax = Policy(max_false_accept_rate=limit, max_false_reject_rate=0.2, max_error_rate=0.01)
+    decision = decide(evidence(0, n, 0, 1000), lax)
+    assert not decision.trusted
+    assert decision.supports["false_accept_rate"]["supported"] is False
+    assert any("coin flip" in r and "below 0.5" in r for r in decision.reasons), decision.reasons
+    lax = Policy(max_false_accept_rate=0.05, max_false_reject_rate=limit, max_error_rate=0.01)
+    decision = decide(evidence(0, 1000, 0, n), lax)
+    assert not decision.trusted and decision.supports["false_reject_rate"]["supported"] is False
+
+
+def test_just_below_the_coin_flip_limit_a_large_enough_set_grants_trust() -> None:
+    policy = Policy(max_false_accept_rate=0.49, max_false_reject_rate=0.49, max_error_rate=0.01)
+    assert decide(evidence(0, 5, 0, 5), policy).trusted  # 0/5: upper bound 0.451
+    small = decide(evidence(0, 4, 0, 4), policy)  # 0/4: upper bound 0.527, the advice says 5 are needed
+    assert not small.trusted and small.supports["false_accept_rate"]["samples_needed"] == 5

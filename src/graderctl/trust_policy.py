@@ -12,9 +12,11 @@ The rule, for one grader on one set:
 - the share of samples the grader erred on is within ``max_error_rate``;
 - with ``min_coverage``: the one-sided 95% lower bound of the share of graded samples the grader decided
   (did not leave undecided) is at least ``min_coverage``;
-- the set can support its own policy: with no error at all among its known-bad (known-good) samples, the
-  upper bound would be within the limit, and the limit bounds something (below 1). A set too small for its
-  policy, or whose policy accepts any rate, cannot grant trust, however the grader did.
+- the set can support its own policy: it has at least as many known-bad (known-good) samples as the
+  sample-size advice says the limit needs (with no error at all among them, the upper bound would be within
+  the limit), and the limit bounds something: below :data:`LAX_LIMIT` (0.5), since a false-accept or
+  false-reject limit of 0.5 or more is met by a grader that guesses. A set too small for its policy, or
+  whose policy a coin flip meets, cannot grant trust, however the grader did.
 
 Across sets (:func:`combine`): a grader is trusted for its check only when it is trusted on *every* set it
 must answer to (every set of its check the project declares, or the sets named explicitly); one passing set
@@ -43,6 +45,7 @@ __all__ = [
     "ERROR_RATE",
     "FAR",
     "FRR",
+    "LAX_LIMIT",
     "Evidence",
     "RateEvidence",
     "TrustDecision",
@@ -53,6 +56,10 @@ __all__ = [
     "needed_samples",
     "set_support",
 ]
+
+#: A false-accept or false-reject limit at or above this is met by a grader that guesses (a coin flip
+#: errs on half the samples of each label): a set whose policy has one grants no trust.
+LAX_LIMIT = 0.5
 
 FAR = "false_accept_rate"
 FRR = "false_reject_rate"
@@ -277,14 +284,18 @@ def needed_samples(target: float, x: int) -> int | None:
 
 
 def set_support(n: int, limit: float, what: str, noun: str) -> dict[str, Any]:
-    """Could a set with ``n`` samples of a label support ``limit`` at all, i.e. with zero errors among
-    them? A limit of 1 (any rate) bounds nothing, so it supports no trust either."""
+    """Could a set with ``n`` samples of a label support ``limit`` at all? It can when the sample-size advice
+    is met (``n`` is at least :func:`needed_samples` ``(limit, 0)``: with zero errors among them the upper
+    bound would be within the limit) and the limit bounds something: a limit of :data:`LAX_LIMIT` (0.5) or
+    more is met by a grader that guesses, and one of 1 accepts any rate, so neither supports trust."""
     from graderctl.stats import clopper_pearson_upper
 
     best = _quiet(lambda: clopper_pearson_upper(0, n)) if n else None
     needed = needed_samples(limit, 0)
     vacuous = limit >= 1
-    supported = best is not None and best <= limit and not vacuous
+    lax = limit >= LAX_LIMIT
+    big_enough = best is not None and needed is not None and n >= needed and best <= limit
+    supported = big_enough and not lax
     entry: dict[str, Any] = {
         "n": n,
         "limit": limit,
@@ -296,6 +307,13 @@ def set_support(n: int, limit: float, what: str, noun: str) -> dict[str, Any]:
         entry["message"] = (
             f"max_{what} = {limit:g} accepts any rate, so this set cannot show the grader is trustworthy: "
             "set a limit below 1 in the set's [policy]"
+        )
+    elif lax:
+        entry["message"] = (
+            f"max_{what} = {limit:g} is {LAX_LIMIT:g} or more: a grader no better than a coin flip would "
+            f"meet it, so this set cannot show the grader is trustworthy: set a limit below {LAX_LIMIT:g} in "
+            f"the set's [policy] (and give the set enough {noun} samples: `graderctl calibrate` reports how "
+            "many)"
         )
     elif not supported:
         shown = "undefined" if best is None else f"{best:.4f}"

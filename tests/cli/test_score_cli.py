@@ -274,7 +274,7 @@ def _second_claim_set(root: Path) -> None:
     (folder / "manifest.toml").write_text(
         'schema_version = 1\nname = "claim-support-hard"\nversion = 1\ncheck = "claim_support"\n'
         'description = "t"\nsource = "tests"\n'
-        "[policy]\nmax_false_accept_rate = 0.9\nmax_false_reject_rate = 0.9\nmax_error_rate = 0.5\n"
+        "[policy]\nmax_false_accept_rate = 0.45\nmax_false_reject_rate = 0.45\nmax_error_rate = 0.5\n"
     )
     rows = [
         {
@@ -284,7 +284,7 @@ def _second_claim_set(root: Path) -> None:
             "input": {"claim": f"a fine claim {label} {i}", "evidence": [{"text": "e"}]},
         }
         for label in ("good", "bad")
-        for i in range(4)
+        for i in range(6)
     ]
     (folder / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
 
@@ -390,3 +390,35 @@ def test_check_option_is_checked(capsys: pytest.CaptureFixture[str], tmp_path: P
     )  # fmt: skip
     assert code == ExitCode.USAGE_ERROR and "--check" in err and "--rescore" in err, err
     assert not Path(out_path).exists()
+
+
+def test_a_tiny_lax_set_named_with_trust_set_does_not_unlock_a_grader(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A grader that fails the project's core set is not unlocked by naming a 2-sample set whose policy
+    limits are 0.99: a limit a coin flip meets cannot grant trust, so the refusal says why and how to fix."""
+    trials, corpus = make_project(tmp_path)
+    # Rejects only one of the core set's bad claims: it fails the core set.
+    write_grader(tmp_path, "cs-lax", "claim_support", reject_word="BAD claim number 0")
+    folder = tmp_path / "calibration_sets" / "tiny"
+    folder.mkdir(parents=True)
+    (folder / "manifest.toml").write_text(
+        'schema_version = 1\nname = "tiny"\nversion = 1\ncheck = "claim_support"\ndescription = "t"\n'
+        'source = "tests"\n[policy]\nmax_false_accept_rate = 0.99\nmax_false_reject_rate = 0.99\n'
+        "max_error_rate = 0.99\n"
+    )
+    rows = [
+        {"id": i, "label": label, "category": "c", "input": {"claim": claim, "evidence": [{"text": "e"}]}}
+        for i, label, claim in (("g", "good", "a fine claim"), ("b", "bad", "a BAD claim number 0"))
+    ]
+    (folder / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    from graderctl.services.calibrate import api_calibrate
+
+    assert not api_calibrate("cs-lax@1", "claim-support-test", root=tmp_path).trusted
+    api_calibrate("cs-lax@1", "tiny", root=tmp_path)
+    out_path = tmp_path / "r.jsonl"
+    args = ["score", str(trials), "-o", str(out_path), "--corpus", str(corpus), "--grader", "cs-lax@1"]
+    code, _, err = run(capsys, tmp_path, *args, "--trust-set", "tiny")
+    assert code == ExitCode.REFUSED, err
+    assert "set tiny: not_trusted" in err and "coin flip" in err and "below 0.5" in err
+    assert not out_path.exists()

@@ -468,27 +468,28 @@ def test_repeats_report_self_consistency_and_cost_nothing_the_second_time(
 
     from tests.support.llm_project import judge_samples, write_judge, write_set
 
-    samples = judge_samples(4, 4)
+    # 9 of each label: one false accept in 9 still meets a limit of 0.45 (upper 95% bound 0.429)
+    samples = judge_samples(9, 9)
     samples[0]["input"]["claim"] += " MARKER_FLAKY"  # good: accept, reject, accept
-    samples[5]["input"]["claim"] += " MARKER_FLAKY"  # bad: accept, reject, accept
+    samples[10]["input"]["claim"] += " MARKER_FLAKY"  # bad: accept, reject, accept
     write_judge(tmp_path, server.base_url)
-    write_set(tmp_path, "cs", samples, far=0.9, frr=0.9)
+    write_set(tmp_path, "cs", samples, far=0.45, frr=0.45)
     code = cli(tmp_path, "calibrate", "judge@1", "--set", "cs", "--repeats", "3", "--format", "json")
     out = capsys.readouterr()
     assert code == 0, out.err
-    assert server.requests == 24
+    assert server.requests == 54
     rep = json.loads(out.out)["repeats"]
-    assert rep["r"] == 3 and rep["n"] == 8 and rep["flipped"] == 2
-    assert rep["self_consistency"] == pytest.approx(2 / 8)
+    assert rep["r"] == 3 and rep["n"] == 18 and rep["flipped"] == 2
+    assert rep["self_consistency"] == pytest.approx(2 / 18)
     assert [f["id"] for f in rep["flipped_samples"]] == ["g0000", "b0001"]
     assert rep["flipped_samples"][1]["outcomes"] == [True, False, True]
     per = rep["per_repeat"]
     assert [p["false_accept_rate"]["count"] for p in per] == [1, 0, 1]
     assert [p["false_reject_rate"]["count"] for p in per] == [0, 1, 0]
     md = (tmp_path / "reports/cs/judge@1.md").read_text()
-    assert "## Repeats" in md and "2 of 8 samples" in md
+    assert "## Repeats" in md and "2 of 18 samples" in md
     assert cli(tmp_path, "calibrate", "judge@1", "--set", "cs", "--repeats", "3") == 0
-    assert server.requests == 24  # every repeat came from the cache
+    assert server.requests == 54  # every repeat came from the cache
 
 
 @pytest.mark.parametrize(

@@ -139,7 +139,7 @@ def test_report_numbers_recomputed_with_groups(tmp_path: Path) -> None:
         sample(f"g{i}", "good", "reject" if i % 9 == 0 else "accept", group=f"seed-{i // 5}")
         for i in range(45)
     ]
-    root = project(tmp_path, samples, far=0.5, frr=0.5)
+    root = project(tmp_path, samples, far=0.45, frr=0.45)
     report = run(root)
     doc = json.loads(report_paths(root, "s", "scripted", 1)[0].read_text())
     recompute(doc)
@@ -238,7 +238,7 @@ def test_a_set_too_small_for_its_policy_is_called_out(tmp_path: Path) -> None:
 def test_errors_are_counted_apart_from_rejects(tmp_path: Path) -> None:
     # 10% of the samples fail: 9 of 90 (some bad, some good).
     samples = counted_samples(bad=45, false_accepts=2, good=36, false_rejects=3, errors_bad=5, errors_good=4)
-    root = project(tmp_path, samples, far=0.5, frr=0.5, err=0.05)
+    root = project(tmp_path, samples, far=0.45, frr=0.45, err=0.05)
     report = run(root)
     assert report.errors == 9
     assert report.error_rate == pytest.approx(0.1)
@@ -252,7 +252,7 @@ def test_errors_are_counted_apart_from_rejects(tmp_path: Path) -> None:
     )
     assert report.by_category["fake"].errors == 5
     # The same errors within a looser policy: the rates decide.
-    write_set(root, "s", samples, far=0.5, frr=0.5, err=0.2)
+    write_set(root, "s", samples, far=0.45, frr=0.45, err=0.2)
     assert status_of(run(root)) is CalibrationStatus.trusted
 
 

@@ -111,7 +111,7 @@ def project(root: Path, server: FakeOpenAI) -> tuple[Path, Path]:
     write_grader(root, "rule", "fake_band")
     write_judge(root, server.base_url, key_env=None)
     write_grader(root, "casc", "cascade", 'members = ["rule@1", "judge@1"]\n')
-    write_set(root, "cs", calibration_samples(), far=0.5, frr=0.5)
+    write_set(root, "cs", calibration_samples(), far=0.45, frr=0.45)
     return write_trials(root)
 
 

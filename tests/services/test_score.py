@@ -365,7 +365,7 @@ def test_self_grading_override_with_evidence_is_recorded_in_every_line(tmp_path:
         assert evidence["other_families"]["n"] == 60 and evidence["other_families"]["false_accepts"] == 2
         assert evidence["comparison"]["outcome"] == "no_bias"
         assert evidence["comparison"]["ci_high"] <= evidence["comparison"]["margin"] == 0.05
-        assert evidence["bad_samples_without_generator"] == 4
+        assert evidence["bad_samples_without_generator"] == 6  # the set's own bad samples (write_set n=6)
         assert evidence["reports"] == ["reports/claim-support-test/cs-judge@1.json"]
         assert record["graders"]["cs-judge@1"]["matches"][0]["relation"] == "same_model"
 

@@ -56,7 +56,7 @@ def judge_samples(n_good: int, n_bad: int, *, generators: bool = False) -> list[
 
 
 def write_set(
-    root: Path, name: str, samples: list[dict[str, Any]], *, far: float = 0.5, frr: float = 0.5
+    root: Path, name: str, samples: list[dict[str, Any]], *, far: float = 0.45, frr: float = 0.45
 ) -> Path:
     folder = root / "calibration_sets" / name
     folder.mkdir(parents=True, exist_ok=True)

@@ -78,6 +78,9 @@ def calibrate(
     Reports go to reports/<set>/<name>@<version>.json and .md. With --format json and several sets, one
     {"type": "calibration_batch", "reports": [...]} document is printed (see reports/README.md).
 
+    A set too small for its policy (the report's sample-size advice says how many samples each limit needs),
+    or whose max_false_accept_rate or max_false_reject_rate is 0.5 or more, grants no trust.
+
     Exit codes: 0 trusted on every set; 1 policy not met (with --check: a report is stale); 3 bad input;
     4 the grader could not run or erred on more samples than the policy allows; 130 interrupted.
     """

@@ -142,7 +142,11 @@ def score(
     """Grade agent trials with trusted graders: one result line per trial.
 
     Each check is graded by the newest grader of that check in graders/. --grader REF replaces the grader of
-    REF's check only (the other checks keep theirs); --check NAME scores only some checks."""
+    REF's check only (the other checks keep theirs); --check NAME scores only some checks.
+
+    A grader is trusted for its check when it meets the policy of every set of that check (or of every
+    --trust-set). A set too small for its policy (see the sample-size advice of its report), or whose
+    max_false_accept_rate or max_false_reject_rate is 0.5 or more, grants no trust (exit 5 says why)."""
     from graderctl.cli._progress import progress_bar, progress_enabled
     from graderctl.services.running import RunOptions
     from graderctl.services.score import ScoreOptions, partial_path, score_trials

@@ -73,7 +73,9 @@ def ensure_registered() -> None:
         register(FakeKeywordGrader, origin="tests/data/score/fake_kind.py")
 
 
-POLICY = "[policy]\nmax_false_accept_rate = 0.9\nmax_false_reject_rate = 0.9\nmax_error_rate = 0.5\n"
+#: The loosest policy a set can grant trust under: limits below 0.5 (one a coin flip meets grants none), which
+#: 6 samples of each label support (0 errors in 6: upper 95% bound 0.393).
+POLICY = "[policy]\nmax_false_accept_rate = 0.45\nmax_false_reject_rate = 0.45\nmax_error_rate = 0.5\n"
 
 
 def write_grader(
@@ -112,7 +114,7 @@ def _sample_inputs(check: str, good: bool, i: int) -> dict[str, Any]:
 
 
 def write_set(
-    root: Path, check: str, *, generators: dict[str, list[tuple[str, bool]]] | None = None, n: int = 4
+    root: Path, check: str, *, generators: dict[str, list[tuple[str, bool]]] | None = None, n: int = 6
 ) -> str:
     """A small set of ``check``: ``n`` good and ``n`` bad samples. ``generators`` adds bad samples by
     generator model: ``{"gpt-4o-mini": [(label, accepted_by_fake?)...]}`` is not needed: the fake decides by
