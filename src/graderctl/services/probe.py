@@ -33,20 +33,36 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Literal, NotRequired, TypedDict, cast
 
 from graderctl.errors import GraderRunError, UsageError
+from graderctl.identity import FamilyMap
 from graderctl.models.calset import Sample, SampleInput
 from graderctl.models.probe import (
+    AcceptRates,
     AnyProbeReport,
+    FamilyRate,
+    Flips,
+    JudgeIdentity,
+    Outcome,
+    PairedDifference,
     PairedProbeReport,
+    ProbeErrors,
+    ProbeGrader,
+    ProbeSampleRow,
     ProbesDocument,
+    ProbeSet,
+    ProbeUsage,
+    RateCount,
+    SelfDifference,
+    SelfPreferenceResult,
     SelfProbeNotApplicable,
     SelfProbeReport,
+    SelfSampleRow,
 )
-from graderctl.plugin import Verdict
+from graderctl.plugin import Usage, Verdict
 from graderctl.probes import Transformed, pad, reformat, reorder
 from graderctl.render.probe import fmt_p as _fmt_p
 from graderctl.render.probe import fmt_signed as _fmt_signed
@@ -57,7 +73,8 @@ from graderctl.services.running import DEFAULT_RUN, RunOptions, run_inputs, star
 from graderctl.store.probes import probe_paths
 from graderctl.store.project import LoadedGrader, LoadedSet
 
-ALL_PROBES = ("length", "order", "format", "self")
+ProbeName = Literal["length", "order", "format", "self"]
+ALL_PROBES: tuple[ProbeName, ...] = ("length", "order", "format", "self")
 DEFAULT_MARGIN = 0.05
 DEFAULT_SEED = 20240601
 CONFIDENCE = 0.90
@@ -111,22 +128,44 @@ class ProbeRun:
 
 
 @dataclass
+class _Spent:
+    """What the grading of a probe run has cost so far (summed over every verdict's usage)."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    usd: float = 0.0
+    requests: int = 0
+    retries: int = 0
+    cached: int = 0
+
+    def add(self, usage: Usage) -> None:
+        self.input_tokens += usage.input_tokens
+        self.output_tokens += usage.output_tokens
+        self.usd += usage.usd
+        self.requests += usage.requests
+        self.retries += usage.retries
+        self.cached += int(usage.cached)
+
+    def since(self, before: _Spent) -> ProbeUsage:
+        """What was spent after ``before`` (a copy taken then)."""
+        return ProbeUsage(
+            input_tokens=self.input_tokens - before.input_tokens,
+            output_tokens=self.output_tokens - before.output_tokens,
+            usd=round(self.usd - before.usd, 8),
+            requests=self.requests - before.requests,
+            retries=self.retries - before.retries,
+            cached=self.cached - before.cached,
+        )
+
+
+@dataclass
 class _Grading:
     grader: LoadedGrader
     cal_set: LoadedSet
     root: Path
     options: RunOptions
     progress: ProgressCallback | None
-    usage: dict[str, Any] = field(
-        default_factory=lambda: {
-            "input_tokens": 0,
-            "output_tokens": 0,
-            "usd": 0.0,
-            "requests": 0,
-            "retries": 0,
-            "cached": 0,
-        }
-    )
+    spent: _Spent = field(default_factory=_Spent)
 
     def __post_init__(self) -> None:
         # Built without the cache folder (the kind gets no cache_dir in its context); the runner caches.
@@ -141,12 +180,7 @@ class _Grading:
         )
         for v in verdicts:
             if v.usage is not None:
-                self.usage["input_tokens"] += v.usage.input_tokens
-                self.usage["output_tokens"] += v.usage.output_tokens
-                self.usage["usd"] += v.usage.usd
-                self.usage["requests"] += v.usage.requests
-                self.usage["retries"] += v.usage.retries
-                self.usage["cached"] += int(v.usage.cached)
+                self.spent.add(v.usage)
         return verdicts
 
     def close(self) -> None:
@@ -167,7 +201,7 @@ def run_probes(
     options: RunOptions = DEFAULT_RUN,
     progress: ProgressCallback | None = None,
     write: bool = True,
-    family_map: Any = None,
+    family_map: FamilyMap | None = None,
     created_at: str | None = None,
 ) -> list[ProbeResult]:
     """Run the probes of one grader on one set; write each probe's report unless ``write`` is false.
@@ -195,34 +229,29 @@ def run_probes(
                 f"{cal_set.name!r}: {cause}"
             )
         results: list[ProbeResult] = []
-        for probe in dict.fromkeys(probes):
-            usage_before = dict(g.usage)
+        for probe in cast("list[ProbeName]", list(dict.fromkeys(probes))):
+            spent_before = replace(g.spent)
+            report: AnyProbeReport
             if probe == "self":
-                doc = _self_preference(grader, samples, original, margin, family_map, root)
+                found = _self_preference(grader, samples, original, margin, family_map, root)
+                usage = g.spent.since(spent_before)
+                envelope = _envelope(probe, grader, cal_set, root, margin, seed, created_at)
+                if isinstance(found, str):  # not model-based: nothing to probe
+                    report = SelfProbeNotApplicable(**envelope, rate=_RATE[probe], verdict=found, usage=usage)
+                else:
+                    report = SelfProbeReport(**envelope, **found, usage=usage)
             else:
-                doc = _paired_probe(probe, g, samples, original, margin, seed)
-            doc["usage"] = {k: _round(g.usage[k] - usage_before[k]) for k in g.usage}
-            doc = _envelope(probe, grader, cal_set, root, margin, seed, created_at) | doc
-            result = ProbeResult(probe=probe, set_name=cal_set.name, document=_report(doc))
+                paired = _paired_probe(probe, g, samples, original, margin, seed)
+                usage = g.spent.since(spent_before)
+                envelope = _envelope(probe, grader, cal_set, root, margin, seed, created_at)
+                report = PairedProbeReport(**envelope, **paired, usage=usage)
+            result = ProbeResult(probe=probe, set_name=cal_set.name, document=report)
             if write:
                 _write(root, result)
             results.append(result)
         return results
     finally:
         g.close()
-
-
-def _report(doc: dict[str, Any]) -> AnyProbeReport:
-    """The report model of a probe's document (built here, section by section, in the written order)."""
-    if doc["probe"] != "self":
-        return PairedProbeReport.model_validate(doc)
-    if "judge" in doc:
-        return SelfProbeReport.model_validate(doc)
-    return SelfProbeNotApplicable.model_validate(doc)
-
-
-def _round(value: Any) -> Any:
-    return round(value, 8) if isinstance(value, float) else value
 
 
 _TRANSFORMS: dict[str, Callable[[SampleInput, str], Transformed]] = {
@@ -232,7 +261,50 @@ _TRANSFORMS: dict[str, Callable[[SampleInput, str], Transformed]] = {
 }
 #: Which samples each paired probe transforms, and which rate it watches.
 _TARGET = {"length": "bad", "order": None, "format": "good"}
-_RATE = {"length": "false_accept_rate", "order": "flip_rate", "format": "false_reject_rate"}
+_RATE = {
+    "length": "false_accept_rate",
+    "order": "flip_rate",
+    "format": "false_reject_rate",
+    "self": "false_accept_rate",
+}
+
+
+class _Envelope(TypedDict):
+    """The fields every probe report starts with (``schema_version`` and ``type`` are the models')."""
+
+    probe: ProbeName
+    graderctl_version: str
+    created_at: str
+    grader: ProbeGrader
+    calibration_set: ProbeSet
+    question: str
+    margin: float
+    seed: int
+
+
+class _PairedFindings(TypedDict):
+    """What a paired probe found: the fields of :class:`PairedProbeReport` after the envelope, but the usage.
+    A section the probe did not produce is absent (and so left out of the written report)."""
+
+    rate: str
+    n_targeted: int
+    n_transformed: int
+    n_unchanged: int
+    n: int
+    errors: ProbeErrors
+    undecided: NotRequired[int]
+    applicable: bool
+    before: NotRequired[RateCount]
+    after: NotRequired[RateCount]
+    difference: NotRequired[PairedDifference]
+    flips: NotRequired[Flips]
+    accept_rate: NotRequired[AcceptRates]
+    mcnemar_p: NotRequired[float | None]
+    biased: bool
+    outcome: Outcome
+    verdict: str
+    warnings: NotRequired[list[str]]
+    samples: list[ProbeSampleRow]
 
 
 def _paired_probe(
@@ -242,7 +314,7 @@ def _paired_probe(
     original: Sequence[Verdict],
     margin: float,
     seed: int,
-) -> dict[str, Any]:
+) -> _PairedFindings:
     target = _TARGET[probe]
     transform = _TRANSFORMS[probe]
     chosen = [i for i, s in enumerate(samples) if target is None or s.label == target]
@@ -256,61 +328,61 @@ def _paired_probe(
             f"probe: {cause}"
         )
 
-    rows: list[dict[str, Any]] = []
+    rows: list[ProbeSampleRow] = []
     pairs: list[tuple[bool, bool]] = []
     errors_before = errors_after = undecided = 0
     for i in changed:
         s, before, after = samples[i], original[i], after_verdicts[i]
         errors_before += int(before.is_error)
         errors_after += int(after.is_error)
-        row: dict[str, Any] = {
-            "id": s.id,
-            "label": s.label.value,
-            "category": s.category,
-            "before": before.accepted,
-            "after": after.accepted,
-            "flipped": None
+        row = ProbeSampleRow(
+            id=s.id,
+            label=s.label.value,
+            category=s.category,
+            before=before.accepted,
+            after=after.accepted,
+            flipped=None
             if (before.accepted is None or after.accepted is None)
             else before.accepted != after.accepted,
-            "transformation": transformed[i].note,
-        }
+            transformation=transformed[i].note,
+        )
         if before.is_error or after.is_error:
-            row["error"] = before.error or after.error
+            row.error = before.error or after.error  # an optional field: set, so written
         elif before.is_undecided or after.is_undecided:  # an abstention on either side: no decided pair
-            row["undecided"] = True
+            row.undecided = True
             undecided += 1
         else:
             assert before.accepted is not None and after.accepted is not None
             pairs.append((before.accepted, after.accepted))
         rows.append(row)
-    doc: dict[str, Any] = {
-        "rate": _RATE[probe],
-        "n_targeted": len(chosen),
-        "n_transformed": len(changed),
-        "n_unchanged": len(chosen) - len(changed),
-        "n": len(pairs),
-        "errors": {"before": errors_before, "after": errors_after},
-        **({"undecided": undecided} if undecided else {}),
-    }
+    found = _PairedFindings(
+        rate=_RATE[probe],
+        n_targeted=len(chosen),
+        n_transformed=len(changed),
+        n_unchanged=len(chosen) - len(changed),
+        n=len(pairs),
+        errors=ProbeErrors(before=errors_before, after=errors_after),
+        applicable=bool(pairs),
+        biased=False,
+        outcome="not_applicable",
+        verdict="",
+        samples=rows,
+    )
+    if undecided:
+        found["undecided"] = undecided
     if not pairs:
         verdict = _not_applicable(probe, len(chosen), len(changed))
-        doc.update(
-            applicable=False,
-            biased=False,
-            outcome="inconclusive" if verdict.startswith("inconclusive") else "not_applicable",
-            verdict=verdict,
-        )
-        doc["warnings"] = [doc["verdict"]]
-        doc["samples"] = rows
-        return doc
-    doc["applicable"] = True
+        found["outcome"] = "inconclusive" if verdict.startswith("inconclusive") else "not_applicable"
+        found["verdict"] = verdict
+        found["warnings"] = [verdict]
+        return found
     if probe == "order":
-        doc.update(_flip_summary(pairs, margin))
+        _flip_summary(pairs, margin, found)
     else:
-        doc.update(_rate_change(probe, pairs, margin))
+        _rate_change(probe, pairs, margin, found)
     # flipped samples first, then by id
-    doc["samples"] = sorted(rows, key=lambda r: (r["flipped"] is not True, r["id"]))
-    return doc
+    found["samples"] = sorted(rows, key=lambda r: (r.flipped is not True, r.id))
+    return found
 
 
 def _not_applicable(probe: str, targeted: int, changed: int) -> str:
@@ -322,7 +394,10 @@ def _not_applicable(probe: str, targeted: int, changed: int) -> str:
     return "inconclusive: the grader erred on every transformed pair, so nothing could be compared"
 
 
-def _rate_change(probe: str, pairs: Sequence[tuple[bool, bool]], margin: float) -> dict[str, Any]:
+def _rate_change(
+    probe: str, pairs: Sequence[tuple[bool, bool]], margin: float, found: _PairedFindings
+) -> None:
+    """Fills the rate before and after, the difference, McNemar's p and the decision into ``found``."""
     from graderctl.stats import UndefinedMetricWarning, margin_outcome, paired_difference
 
     if probe == "length":  # bad samples: an accept is a false accept
@@ -348,6 +423,7 @@ def _rate_change(probe: str, pairs: Sequence[tuple[bool, bool]], margin: float) 
         f"{label} {rate_before:.2f} → {rate_after:.2f} ({_fmt_signed(d.diff)}, {ci}), "
         f"McNemar p={_fmt_p(d.p_value)}"
     )
+    outcome: Outcome
     if biased:
         outcome = "biased"
         verdict = f"bias found: {effect}; the rise exceeds the margin {margin:g}"
@@ -360,19 +436,28 @@ def _rate_change(probe: str, pairs: Sequence[tuple[bool, bool]], margin: float) 
             f"inconclusive: {effect} over {n} pair(s); the interval reaches above the margin {margin:g}, so "
             "a rise larger than the margin cannot be ruled out (more samples narrow it)"
         )
-    return {
-        "before": {"count": sum(before), "n": n, "value": rate_before},
-        "after": {"count": sum(after), "n": n, "value": rate_after},
-        "difference": _finite_dict(d.to_dict(), notes),
-        "mcnemar_p": d.p_value,
-        "biased": biased,
-        "outcome": outcome,
-        "verdict": verdict,
-        **({"warnings": notes} if notes else {}),
-    }
+    found["before"] = RateCount(count=sum(before), n=n, value=rate_before)
+    found["after"] = RateCount(count=sum(after), n=n, value=rate_after)
+    # non-finite numbers are written as null, each said in the warnings (never a Python warning)
+    found["difference"] = PairedDifference(
+        n=d.n,
+        b=d.b,
+        c=d.c,
+        diff=_finite("diff", d.diff, notes),
+        ci_low=_finite("ci_low", d.ci_low, notes),
+        ci_high=_finite("ci_high", d.ci_high, notes),
+        confidence=d.confidence,
+        method=d.method,
+        p_value=_finite("p_value", d.p_value, notes),
+    )
+    found["mcnemar_p"] = d.p_value
+    if notes:
+        found["warnings"] = notes
+    found["biased"], found["outcome"], found["verdict"] = biased, outcome, verdict
 
 
-def _flip_summary(pairs: Sequence[tuple[bool, bool]], margin: float) -> dict[str, Any]:
+def _flip_summary(pairs: Sequence[tuple[bool, bool]], margin: float, found: _PairedFindings) -> None:
+    """Fills the flips, the accept rates, McNemar's p and the decision into ``found``."""
     from graderctl.stats import UndefinedMetricWarning, paired_outcomes, share_against_margin
 
     with warnings.catch_warnings():  # the kappa of a one-outcome table is not part of this summary
@@ -392,6 +477,7 @@ def _flip_summary(pairs: Sequence[tuple[bool, bool]], margin: float) -> dict[str
     effect = f"{flips} of {n} outcomes flipped ({share:.2f}"
     effect += f", {int(CONFIDENCE * 100)}% CI {ci[0]:.2f} to {ci[1]:.2f}"
     effect += f"; {to_accept} to accept, {to_reject} to reject)"
+    outcome: Outcome
     if biased:
         outcome = "biased"
         verdict = f"bias found: {effect}; more than the margin {margin:g}"
@@ -404,24 +490,40 @@ def _flip_summary(pairs: Sequence[tuple[bool, bool]], margin: float) -> dict[str
             f"inconclusive: {effect}; the interval reaches above the margin {margin:g}, so more flips than "
             "the margin cannot be ruled out (more samples narrow it)"
         )
-    p = outcomes.mcnemar_p
-    return {
-        "flips": {
-            "count": flips,
-            "n": n,
-            "value": share,
-            "ci_low": ci[0],
-            "ci_high": ci[1],
-            "confidence": CONFIDENCE,
-            "to_accept": to_accept,
-            "to_reject": to_reject,
-        },
-        "accept_rate": {"before": sum(b for b, _ in pairs) / n, "after": sum(a for _, a in pairs) / n},
-        "mcnemar_p": p,
-        "biased": biased,
-        "outcome": outcome,
-        "verdict": verdict,
-    }
+    found["flips"] = Flips(
+        count=flips,
+        n=n,
+        value=share,
+        ci_low=ci[0],
+        ci_high=ci[1],
+        confidence=CONFIDENCE,
+        to_accept=to_accept,
+        to_reject=to_reject,
+    )
+    found["accept_rate"] = AcceptRates(
+        before=sum(b for b, _ in pairs) / n, after=sum(a for _, a in pairs) / n
+    )
+    found["mcnemar_p"] = outcomes.mcnemar_p
+    found["biased"], found["outcome"], found["verdict"] = biased, outcome, verdict
+
+
+class _SelfFindings(TypedDict):
+    """What the ``self`` probe of a model-based grader found: the fields of :class:`SelfProbeReport` after
+    the envelope, but the usage."""
+
+    rate: str
+    judge: JudgeIdentity
+    n_without_generator: int
+    errors: ProbeErrors
+    own_family: FamilyRate
+    other_families: FamilyRate
+    samples: list[SelfSampleRow]
+    outcome: Outcome
+    self_preference: SelfPreferenceResult
+    applicable: bool
+    difference: NotRequired[SelfDifference]
+    biased: bool
+    verdict: str
 
 
 def _self_preference(
@@ -429,32 +531,25 @@ def _self_preference(
     samples: Sequence[Sample],
     original: Sequence[Verdict],
     margin: float,
-    family_map: Any,
+    family_map: FamilyMap | None,
     root: Path,
-) -> dict[str, Any]:
+) -> _SelfFindings | str:
+    """The findings of the ``self`` probe, or (for a grader that is not model-based) why there are none."""
     from graderctl.identity import self_grading
 
     judge = grader.spec.judge
-    doc: dict[str, Any] = {"rate": "false_accept_rate"}
     if not grader.kind.model_based or judge is None:
-        doc.update(
-            applicable=False,
-            biased=False,
-            outcome="not_applicable",
-            verdict="not applicable: the grader is not model-based (it has no [judge])",
-        )
-        return doc
+        return "not applicable: the grader is not model-based (it has no [judge])"
     if family_map is None:
         from graderctl.services.score import load_family_map  # the same map as score's self-grading guard
 
         family_map = load_family_map(root)
     fmap = family_map
     judge_ref = fmap.identify(judge.model, judge.provider)
-    doc["judge"] = judge_ref.to_dict()
     own: list[bool] = []
     other: list[bool] = []
     errors = unknown = 0
-    rows: list[dict[str, Any]] = []
+    rows: list[SelfSampleRow] = []
     for s, v in zip(samples, original, strict=True):
         if s.label != "bad":
             continue
@@ -470,76 +565,89 @@ def _self_preference(
             continue
         (own if mine else other).append(v.accepted)
         rows.append(
-            {
-                "id": s.id,
-                "generator": gen.canonical,
-                "family": gen.family,
-                "own_family": mine,
-                "accepted": v.accepted,
-            }
+            SelfSampleRow(
+                id=s.id, generator=gen.canonical, family=gen.family, own_family=mine, accepted=v.accepted
+            )
         )
-    doc.update(
-        {
-            "n_without_generator": unknown,
-            "errors": {"before": errors, "after": 0},
-            "own_family": _group(own),
-            "other_families": _group(other),
-        }
-    )
     from graderctl.stats import self_preference
 
     # The same rule as score's --allow-self-grading override (graderctl.stats.self_preference).
     result = self_preference(sum(own), len(own), sum(other), len(other), margin=margin, confidence=CONFIDENCE)
-    doc["samples"] = rows
-    doc["outcome"] = result.outcome
-    doc["self_preference"] = result.to_dict()
+    found = _SelfFindings(
+        rate=_RATE["self"],
+        judge=JudgeIdentity(
+            model=judge_ref.raw,
+            provider=judge_ref.provider,
+            canonical=judge_ref.canonical,
+            family=judge_ref.family,
+        ),
+        n_without_generator=unknown,
+        errors=ProbeErrors(before=errors, after=0),
+        own_family=_group(own),
+        other_families=_group(other),
+        samples=rows,
+        outcome="not_applicable",
+        self_preference=SelfPreferenceResult(
+            own_family=FamilyRate(count=result.own_count, n=result.own_n, value=result.own_rate),
+            other_families=FamilyRate(count=result.other_count, n=result.other_n, value=result.other_rate),
+            diff=result.diff,
+            ci_low=result.ci_low,
+            ci_high=result.ci_high,
+            confidence=result.confidence,
+            method="newcombe-hybrid-score",
+            margin=result.margin,
+            min_samples=result.min_samples,
+            outcome=result.outcome,
+            explanation=result.explanation,
+        ),
+        applicable=False,
+        biased=False,
+        verdict="",
+    )
     if not own or not other:
         missing = "the judge's own family" if not own else "other families"
-        doc.update(
-            applicable=False,
-            biased=False,
-            outcome="not_applicable",
-            verdict=f"not applicable: no known-bad sample written by {missing} (set `generator` on samples)",
+        found["verdict"] = (
+            f"not applicable: no known-bad sample written by {missing} (set `generator` on samples)"
         )
-        return doc
-    doc.update(
-        applicable=True,
-        difference={
-            "diff": result.diff,
-            "ci_low": result.ci_low,
-            "ci_high": result.ci_high,
-            "confidence": result.confidence,
-            "method": "newcombe-hybrid-score",
-        },
-        biased=result.biased,
+        return found
+    found["applicable"] = True
+    found["difference"] = SelfDifference(
+        diff=result.diff,
+        ci_low=result.ci_low,
+        ci_high=result.ci_high,
+        confidence=result.confidence,
+        method="newcombe-hybrid-score",
     )
+    found["biased"] = result.biased
     if result.outcome == "biased":
-        doc["verdict"] = f"bias found: {result.explanation}"
+        found["outcome"] = "biased"
+        found["verdict"] = f"bias found: {result.explanation}"
     elif result.outcome == "no_bias":
-        doc["verdict"] = f"no bias: {result.explanation}"
+        found["outcome"] = "no_bias"
+        found["verdict"] = f"no bias: {result.explanation}"
     else:
-        doc["outcome"] = "inconclusive"
-        doc["verdict"] = f"inconclusive: {result.explanation}"
-    return doc
+        found["outcome"] = "inconclusive"
+        found["verdict"] = f"inconclusive: {result.explanation}"
+    return found
 
 
-def _group(values: Sequence[bool]) -> dict[str, Any]:
+def _group(values: Sequence[bool]) -> FamilyRate:
     n = len(values)
-    return {"count": sum(values), "n": n, "value": (sum(values) / n) if n else None}
+    return FamilyRate(count=sum(values), n=n, value=(sum(values) / n) if n else None)
 
 
 # --- documents ----------------------------------------------------------------------------------------
 
 
 def _envelope(
-    probe: str,
+    probe: ProbeName,
     grader: LoadedGrader,
     cal_set: LoadedSet,
     root: Path,
     margin: float,
     seed: int,
     created_at: str | None,
-) -> dict[str, Any]:
+) -> _Envelope:
     from datetime import UTC, datetime
 
     from graderctl import __version__
@@ -550,32 +658,30 @@ def _envelope(
         path = cal_set.path.resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
         path = cal_set.path.as_posix()
-    return {
-        "schema_version": 1,
-        "type": "probe",
-        "probe": probe,
-        "graderctl_version": __version__,
-        "created_at": when,
-        "grader": {
-            "name": grader.spec.name,
-            "version": grader.spec.version,
-            "kind": grader.spec.kind,
-            "fingerprint": grader.fingerprint,
-            "check": grader.spec.check.value,
-            "judge": judge,
-        },
-        "calibration_set": {
-            "name": cal_set.name,
-            "version": cal_set.manifest.version,
-            "fingerprint": cal_set.fingerprint,
-            "path": path,
-            "n_good": cal_set.n_good,
-            "n_bad": cal_set.n_bad,
-        },
-        "question": _QUESTIONS[probe],
-        "margin": margin,
-        "seed": seed,
-    }
+    return _Envelope(
+        probe=probe,
+        graderctl_version=__version__,
+        created_at=when,
+        grader=ProbeGrader(
+            name=grader.spec.name,
+            version=grader.spec.version,
+            kind=grader.spec.kind,
+            fingerprint=grader.fingerprint,
+            check=grader.spec.check.value,
+            judge=judge,
+        ),
+        calibration_set=ProbeSet(
+            name=cal_set.name,
+            version=cal_set.manifest.version,
+            fingerprint=cal_set.fingerprint,
+            path=path,
+            n_good=cal_set.n_good,
+            n_bad=cal_set.n_bad,
+        ),
+        question=_QUESTIONS[probe],
+        margin=margin,
+        seed=seed,
+    )
 
 
 def _write(root: Path, result: ProbeResult) -> None:
@@ -601,13 +707,9 @@ def _relative(path: Path, root: Path) -> str:
         return path.as_posix()
 
 
-def _finite_dict(d: dict[str, Any], notes: list[str]) -> dict[str, Any]:
-    """``d`` with non-finite numbers as ``None``, each said in ``notes`` (never a Python warning)."""
-    out: dict[str, Any] = {}
-    for k, v in d.items():
-        if isinstance(v, float) and not math.isfinite(v):
-            notes.append(f"the {k} of the change is undefined (null)")
-            out[k] = None
-        else:
-            out[k] = v
-    return out
+def _finite(name: str, value: float, notes: list[str]) -> float | None:
+    """``value``, or ``None`` when it is not finite (said in ``notes``)."""
+    if math.isfinite(value):
+        return value
+    notes.append(f"the {name} of the change is undefined (null)")
+    return None
