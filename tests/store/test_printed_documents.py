@@ -57,6 +57,39 @@ def test_calibrate_check_prints_a_check_document_that_validates(capsys: pytest.C
     assert_valid("calibration-check", doc)
 
 
+def test_a_stale_check_document_validates_and_is_the_services(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every way a report can be stale, printed by ``calibrate --all --check --format json``: the document
+    validates, and it is the model :func:`check_reports` returns (the command only prints it)."""
+    from graderctl.services.calibrate import check_reports, shipped_pairs
+
+    for folder in ("graders", "calibration_sets", "reports"):
+        shutil.copytree(REPO / folder, tmp_path / folder)
+    reports = tmp_path / "reports"
+    changed = reports / "claim-support-core" / "claim-support@1.json"
+    doc = json.loads(changed.read_text(encoding="utf-8"))
+    doc["samples"][0]["accepted"] = not doc["samples"][0]["accepted"]  # re-running gives another outcome
+    changed.write_text(json.dumps(doc), encoding="utf-8")
+    (reports / "claim-support-core" / "claim-support@2.md").unlink()  # the Markdown is missing
+    (reports / "coverage-core" / "coverage@1.json").write_text("{not json", encoding="utf-8")  # unreadable
+    (reports / "coverage-core" / "coverage@2.json").unlink()  # no report
+    edited = reports / "source-existence-core" / "source-existence@1.json"  # another grader fingerprint
+    doc = json.loads(edited.read_text(encoding="utf-8"))
+    doc["grader"]["fingerprint"] = "sha256:" + "0" * 64
+    edited.write_text(json.dumps(doc), encoding="utf-8")
+
+    code, printed_doc = printed(
+        capsys, "calibrate", "--all", "--check", "--no-cache", "--format", "json", "-q", root=tmp_path
+    )
+    assert code == ExitCode.NEGATIVE_VERDICT, printed_doc
+    assert printed_doc["type"] == "calibration_check" and printed_doc["current"] is False
+    assert [r["state"] for r in printed_doc["reports"]] == ["stale"] * 5
+    assert_valid("calibration-check", printed_doc)
+    pairs, _ = shipped_pairs(tmp_path)
+    assert check_reports(pairs, root=tmp_path).model_dump(mode="json") == printed_doc
+
+
 @pytest.mark.parametrize(
     ("dataset", "extra"),
     [("wice", ()), ("wice", ("--as-check", "source_existence")), ("realsumm", ()), ("attributionbench", ())],

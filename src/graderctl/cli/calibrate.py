@@ -322,22 +322,21 @@ def _check(
     options: RunOptions,
 ) -> int:
     from graderctl.cli._progress import progress_bar, progress_enabled
-    from graderctl.models.reports import CalibrationCheck, ReportCheck
-    from graderctl.services.calibrate import check_current
+    from graderctl.services.calibrate import check_reports
 
     show_progress = progress_enabled(machine_output=fmt is Format.json, quiet=quiet)
-    results: list[ReportCheck] = []
-    for grader, cal_set in pairs:
-        label = f"checking {grader.ref} on {cal_set.name}"
-        try:
-            with progress_bar(label, enabled=show_progress) as progress:
-                results.append(check_current(grader, cal_set, root=root, options=options, progress=progress))
-        except KeyboardInterrupt:
-            _state.err("interrupted")
-            raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
-    stale = [r for r in results if not r.current]
+    try:
+        document = check_reports(
+            pairs,
+            root=root,
+            options=options,
+            progress=lambda g, s: progress_bar(f"checking {g.ref} on {s.name}", enabled=show_progress),
+        )
+    except KeyboardInterrupt:
+        _state.err("interrupted")
+        raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
+    results = document.reports
     if fmt is Format.json:
-        document = CalibrationCheck(current=not stale, reports=results)
         text = json.dumps(document.model_dump(mode="json"), indent=2) + "\n"
     else:
         from graderctl.render.text import render_check_text
@@ -346,4 +345,4 @@ def _check(
     _emit(lambda: [text], output)
     if any(not r.could_run for r in results):
         return int(ExitCode.GRADER_FAILED)
-    return int(ExitCode.NEGATIVE_VERDICT) if stale else 0
+    return int(ExitCode.NEGATIVE_VERDICT) if not document.current else 0

@@ -19,6 +19,7 @@ import sys
 import warnings
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
@@ -29,6 +30,7 @@ from graderctl.models.base import Label
 from graderctl.models.calset import Policy, Sample
 from graderctl.models.reports import (
     AdjustedBounds,
+    CalibrationCheck,
     CalibrationReport,
     CascadeMemberStats,
     CascadeSummary,
@@ -814,6 +816,27 @@ def shipped_pairs(root: Path) -> tuple[list[tuple[LoadedGrader, LoadedSet]], lis
             notes.append(f"{grader.ref}: no calibration set for check {check.value}; nothing to calibrate")
         pairs.extend((grader, s) for s in sets)
     return pairs, notes
+
+
+#: Opens the progress display of one (grader, set) pair while it is checked (``None``: no display).
+PairProgress = Callable[[LoadedGrader, LoadedSet], AbstractContextManager[ProgressCallback | None]]
+
+
+def check_reports(
+    pairs: Iterable[tuple[LoadedGrader, LoadedSet]],
+    *,
+    root: Path,
+    options: RunOptions = DEFAULT_RUN,
+    progress: PairProgress | None = None,
+) -> CalibrationCheck:
+    """``calibrate --check``: whether the report of every pair is current (:func:`check_current`, in order),
+    as the document ``--format json`` prints. Writes nothing."""
+    results: list[ReportCheck] = []
+    for grader, cal_set in pairs:
+        shown = progress(grader, cal_set) if progress is not None else nullcontext(None)
+        with shown as callback:
+            results.append(check_current(grader, cal_set, root=root, options=options, progress=callback))
+    return CalibrationCheck(current=all(r.current for r in results), reports=results)
 
 
 def check_current(
