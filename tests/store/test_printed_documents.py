@@ -327,6 +327,63 @@ def test_list_prints_a_listing_that_validates(
     assert_valid("listing", doc)
 
 
+def test_a_site_of_every_kind_of_report_validates_and_is_the_services(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``report`` over calibration reports, a batch, a probes document and a stray JSON file (skipped with a
+    note): the printed listing validates against report-site, is the model :func:`write_site` returns, and
+    the text output lists the same pages."""
+    from graderctl.render.html.site import site_text
+    from graderctl.services.report_site import write_site
+
+    extra = tmp_path / "extra"
+    extra.mkdir()
+    code, batch = printed(
+        capsys, "calibrate", "claim-support@1", "--set", "claim-support-core", "--set", "claim-support-core",
+        "--no-write", "--no-cache", "--format", "json", "-q",
+    )  # fmt: skip
+    assert code in (ExitCode.OK, ExitCode.NEGATIVE_VERDICT) and batch["type"] == "calibration_batch"
+    (extra / "batch.json").write_text(json.dumps(batch), encoding="utf-8")
+    code, probes = printed(capsys, "probe", "claim-support@2", "--no-write", "--format", "json", "-q")
+    assert code == ExitCode.OK and probes["type"] == "probes"
+    (extra / "probes.json").write_text(json.dumps(probes), encoding="utf-8")
+    (extra / "other.json").write_text('{"not": "a report"}', encoding="utf-8")
+
+    sources = [REPO / "reports", extra]
+    code = _state.run(
+        app,
+        [
+            "--root",
+            str(REPO),
+            "report",
+            *map(str, sources),
+            "--output",
+            str(tmp_path / "a"),
+            "--format",
+            "json",
+        ],
+    )
+    out = capsys.readouterr()
+    assert code == ExitCode.OK, out.err
+    assert "note: skipped" in out.err and "other.json" in out.err
+    doc = json.loads(out.out)
+    assert_valid("report-site", doc)
+    assert {p["type"] for p in doc["pages"]} == {"calibration", "probes"}
+    assert sum("#r" in p["path"] for p in doc["pages"]) == 2  # the batch: one page, a row per report
+    written = write_site(sources, tmp_path / "b", root=REPO)
+    assert written.listing.model_dump(mode="json") == json.loads(
+        out.out.replace(f"{tmp_path}/a", f"{tmp_path}/b")
+    )
+    assert written.pages == len(list((tmp_path / "b").glob("*.html"))) - 1  # the index aside
+    code = _state.run(
+        app, ["--root", str(REPO), "report", *map(str, sources), "--output", str(tmp_path / "b")]
+    )
+    text = capsys.readouterr().out
+    assert code == ExitCode.OK
+    assert text == site_text(written.listing, pages=written.pages)
+    assert len(text.splitlines()) == len(doc["pages"]) + 1
+
+
 def test_report_prints_a_site_listing_that_validates(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

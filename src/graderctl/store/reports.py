@@ -382,3 +382,16 @@ def report_files(root: Path) -> list[Path]:
     if not base.is_dir():
         return []
     return sorted(p for p in base.glob("*/*.json") if _REPORT_FILE.match(p.name))
+
+
+def saved_report_sources(sources: Iterable[Path], *, skip_under: Path) -> list[tuple[Path, bool]]:
+    """The report documents ``graderctl report`` is given: a folder's ``*.json`` files (sorted, except those
+    inside ``skip_under``, the site being written) and each file named as is; with whether it was named
+    (``True``) or found in a folder (``False``)."""
+    found: list[tuple[Path, bool]] = []
+    for source in sources:
+        if source.is_dir():
+            found += [(p, False) for p in sorted(source.rglob("*.json")) if skip_under not in p.parents]
+        else:
+            found.append((source, True))
+    return found

@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
+from graderctl.models.report_site import ReportSite
 from graderctl.render.html._page import banner, document, esc, filter_bar, fmt_pct, status
 
 __all__ = ["SiteEntry", "entry_for", "index_page", "page_name", "site_text"]
@@ -203,11 +203,12 @@ def index_page(entries: Sequence[SiteEntry]) -> Iterator[str]:
     yield from document("graderctl reports: " + summary, body())
 
 
-def site_text(entries: Sequence[SiteEntry], output: Path, *, pages: int, index: Path) -> str:
-    """What ``graderctl report`` prints: one line per page (its status and where it is), then the count."""
+def site_text(site: ReportSite, *, pages: int) -> str:
+    """What ``graderctl report`` prints: one line per page (its status and where it is), then the count of
+    page files written (``pages``, the index aside)."""
     lines = []
-    for e in entries:
-        mark = {True: "ok  ", False: "FAIL", None: "    "}[e.passed]
-        lines.append(f"{mark}  {e.type:11} {e.grader} on {e.set}: {e.verdict} -> {output / e.page}\n")
-    lines.append(f"wrote {pages} page(s) and {index}\n")
+    for p in site.pages:
+        mark = {True: "ok  ", False: "FAIL", None: "    "}[p.passed]
+        lines.append(f"{mark}  {p.type:11} {p.grader} on {p.set}: {p.status} -> {p.path}\n")
+    lines.append(f"wrote {pages} page(s) and {site.index}\n")
     return "".join(lines)
