@@ -35,6 +35,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable, MutableSequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from operator import attrgetter
 
 from graderctl.language.sentences import sentence_spans
@@ -224,6 +225,11 @@ class _Find:
     #: A full stop before a digit where the ``gem`` alternative of :data:`_BODY` can match (its lookbehinds):
     #: a regex finds them several times faster than stepping from full stop to full stop with ``str.find``.
     gem_stop = re.compile(r"\.(?=\d)(?:(?<=[a-z%)\"”’]\.)|(?<=\b(?:19|20)\d\d\.))")
+    #: What :func:`_numbers` and the author-year parenthesis split at (compiled once; they were written
+    #: in the calls).
+    semicolon = re.compile(r"[ \t]*;[ \t]*")
+    list_separator = re.compile(r"[ \t]*(?:[,;]|and)[ \t]*")
+    range_dash = re.compile(r"[ \t]*[-–—][ \t]*")
 
 
 #: An author (or two, or "et al.") just before a parenthesised year: ``Lewis et al. (2020)``.
@@ -498,10 +504,10 @@ def _numbers(text: str) -> list[int]:
     if text.isdigit():  # one number, the common case: what the splits below give for it
         return [int(text)]
     found: list[int] = []
-    for part in re.split(r"[ \t]*(?:[,;]|and)[ \t]*", text):
+    for part in _Find.list_separator.split(text):
         if not part:
             continue
-        bounds = re.split(r"[ \t]*[-–—][ \t]*", part)
+        bounds = _Find.range_dash.split(part)
         if len(bounds) == 2 and bounds[0].isdigit() and bounds[1].isdigit():
             a, b = int(bounds[0]), int(bounds[1])
             if a <= b and b - a <= _RANGE_LIMIT:
@@ -800,16 +806,26 @@ def _html(text: str) -> str:
     return text
 
 
-def _author_year(part: str, sources: _Sources, *, strict: bool) -> tuple[bool, str | None]:
-    """Whether ``part`` (``Lewis et al., 2020``) is an author-year citation, and the source it names."""
-    m = _AY_PART.match(part.strip())
+@lru_cache(maxsize=4096)
+def _author_year_parts(part: str) -> tuple[str, str, str, bool] | None:
+    """``(name, first name, year, more authors)`` of an author-year citation ``part`` (stripped), ``None``
+    when it is none (a pure function of the text: kept for the next time it is written)."""
+    m = _AY_PART.match(part)
     if m is None:
-        return False, None
+        return None
     name = " ".join(m.group("name").lower().replace("’", "'").split())
     first = name.split()[0]
     if first in _NOT_AUTHORS:
+        return None
+    return name, first, m.group("year"), bool(m.group("more"))
+
+
+def _author_year(part: str, sources: _Sources, *, strict: bool) -> tuple[bool, str | None]:
+    """Whether ``part`` (``Lewis et al., 2020``) is an author-year citation, and the source it names."""
+    found = _author_year_parts(part.strip())
+    if found is None:
         return False, None
-    year = m.group("year")
+    name, first, year, more = found
     by_author = sources.by_author
     sid = (
         by_author.get((name, year))
@@ -820,7 +836,7 @@ def _author_year(part: str, sources: _Sources, *, strict: bool) -> tuple[bool, s
     if sid is not None:
         return True, sid
     # no entry: a citation to a missing source only when it is unmistakably one
-    if sources.has_author_entries or m.group("more") or not strict:
+    if sources.has_author_entries or more or not strict:
         return True, None
     return False, None
 
@@ -848,6 +864,8 @@ def _scan_body(work: str, sources: _Sources, link_defs: dict[str, str]) -> tuple
     pos = 0
     match = _BODY.match
     by_id = sources.by_id  # the same dict throughout (sources found here are added to it)
+    markers: dict[str, list[tuple[str, str | None]]] = {}
+    parens: dict[str, list[tuple[str, str | None]]] = {}
     for candidate in _candidates(work, numbered):
         if candidate < pos:
             continue
@@ -858,15 +876,24 @@ def _scan_body(work: str, sources: _Sources, link_defs: dict[str, str]) -> tuple
         start, end = m.start(), m.end()
         pos = end
         if kind == "num":
-            nums = _numbers(m.group("nums"))
-            if not nums:
+            # a marker's citations depend only on its text and the listed ids (no digit id is added while
+            # the body is read): worked out once per spelling
+            written = m.group()
+            pairs = markers.get(written)
+            if pairs is None:
+                pairs = []
+                for n in _numbers(m.group("nums")):
+                    key = str(n)
+                    pairs.append(
+                        (f"[{key}]", key if key in by_id else ("^" + key if "^" + key in by_id else None))
+                    )
+                markers[written] = pairs
+            if not pairs:
                 pos = start + 1
                 continue
             edits.append((start, end, None))
-            for n in nums:
-                key = str(n)
-                sid = key if key in by_id else ("^" + key if "^" + key in by_id else None)
-                cites.append(_Cite(start, end, f"[{key}]", sid))
+            for marker, sid in pairs:
+                cites.append(_Cite(start, end, marker, sid))
         elif kind == "fn":
             fid = m.group("fid")
             sid = "^" + fid if "^" + fid in sources.by_id else (fid if fid in sources.by_id else None)
@@ -939,14 +966,23 @@ def _scan_body(work: str, sources: _Sources, link_defs: dict[str, str]) -> tuple
                 edits.append((start, end, None))
                 cites.append(_Cite(before.start(1), end, f"{name} ({inner})", sid))
                 continue
-            parts = [p for p in re.split(r"[ \t]*;[ \t]*", inner) if p.strip()]
-            found = [_author_year(p, sources, strict=True) for p in parts]
-            if not found or not all(ok for ok, _ in found):
+            # the citations of a parenthesis depend only on its text and the author keys of the listed
+            # sources (none is added while the body is read): worked out once per spelling
+            paren = parens.get(inner)
+            if paren is None:
+                parts = [p for p in _Find.semicolon.split(inner) if p.strip()]
+                found = [_author_year(p, sources, strict=True) for p in parts]
+                if found and all(ok for ok, _ in found):
+                    paren = [(f"({part.strip()})", sid) for part, (_, sid) in zip(parts, found, strict=True)]
+                else:
+                    paren = []
+                parens[inner] = paren
+            if not paren:
                 pos = start + 1  # something else in parentheses: look inside it again
                 continue
             edits.append((start, end, None))
-            for part, (_, sid) in zip(parts, found, strict=True):
-                cites.append(_Cite(start, end, f"({part.strip()})", sid))
+            for marker, sid in paren:
+                cites.append(_Cite(start, end, marker, sid))
         elif kind == "oa":
             key = m.group("oanum")
             edits.append((start, end, None))
@@ -975,17 +1011,60 @@ def _scan_body(work: str, sources: _Sources, link_defs: dict[str, str]) -> tuple
 def _candidates(work: str, numbered: bool) -> list[int]:
     """Where a citation can start, in order: ``[``, ``![``, ``(``, ``【``, ``http``, ``www.``, ``doi``,
     ``10.``; with a numbered source list also a full stop before a digit and superscript digits. Found with
-    ``str.find`` (much faster than searching the text with the citation pattern)."""
+    ``str.find`` (much faster than searching the text with the citation pattern).
+
+    Only places where :data:`_BODY` can match are kept (dropping one where it cannot changes nothing): a
+    ``http`` only before ``://`` or ``s://`` (found from the colons, which are few: a search for one
+    character is several times faster than one for several, and no lower-case copy is needed), a ``doi`` only before ``:`` and ``10.``, ``www.`` and ``10.``
+    only as written (the patterns that start there want them so)."""
     found: list[int] = []
-    lowered = work.lower()
-    if len(lowered) != len(work):  # a few characters change length in lower case: search the text as is
-        lowered = work
-    for text, needles in ((work, ("[", "(", "【", "![")), (lowered, ("http", "www.", "doi", "10."))):
-        for needle in needles:
-            i = text.find(needle)
-            while i != -1:
-                found.append(i)
-                i = text.find(needle, i + 1)
+    find = work.find
+    for needle in ("[", "(", "【", "10."):
+        i = find(needle)
+        while i != -1:
+            found.append(i)
+            i = find(needle, i + 1)
+    i = find("!")
+    while i != -1:
+        if work.startswith("[", i + 1):
+            found.append(i)
+        i = find("!", i + 1)
+    i = find("www.")
+    while i != -1:
+        found.append(i)
+        i = find("www.", i + 1)
+    # a place searched in lower case before (http, doi) is kept as such only where the text and its lower
+    # case line up (else it was searched as written)
+    same_length: bool | None = True if work.isascii() else None
+    i = find(":")
+    while i != -1:
+        if not work.startswith("//", i + 1):
+            i = find(":", i + 1)
+            continue
+        h = i - 5 if work[i - 1 : i] in ("s", "S") else i - 4
+        word = work[h : h + 4] if h >= 0 else ""
+        if word == "http" or (word.lower() == "http" and word.isascii()):
+            if word != "http" and same_length is None:
+                same_length = len(work.lower()) == len(work)
+            if word == "http" or same_length:
+                found.append(h)
+        i = find(":", i + 1)
+    if "10." in work:
+        for i in list(found):
+            if work.startswith("10.", i):
+                k = i
+                if k > 0 and work[k - 1] in " \t":
+                    k -= 1
+                if k > 0 and work[k - 1] == ":":
+                    k -= 1
+                    while k > 0 and work[k - 1] in " \t":
+                        k -= 1
+                    word = work[k - 3 : k] if k >= 3 else ""
+                    if word == "doi" or (word.lower() == "doi" and word.isascii()):
+                        if word != "doi" and same_length is None:
+                            same_length = len(work.lower()) == len(work)
+                        if word == "doi" or same_length:
+                            found.append(k - 3)
     if numbered:
         # a full stop before a digit, where the "gem" alternative of _BODY can match (not a decimal point)
         found.extend(m.start() for m in _Find.gem_stop.finditer(work))
