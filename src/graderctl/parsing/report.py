@@ -230,6 +230,8 @@ class _Find:
     semicolon = re.compile(r"[ \t]*;[ \t]*")
     list_separator = re.compile(r"[ \t]*(?:[,;]|and)[ \t]*")
     range_dash = re.compile(r"[ \t]*[-–—][ \t]*")
+    #: A run of blanks (as a marker leaves).
+    blank_run = re.compile(" *")
 
 
 #: An author (or two, or "et al.") just before a parenthesised year: ``Lewis et al. (2020)``.
@@ -1132,7 +1134,61 @@ def _joined(chars: MutableSequence[str]) -> str:
 
 def _tidy_blanks(work: str, cites: list[_Cite]) -> str:
     """Tidy the blanks the markers left (same length): parentheses that held only citations are blanked, and
-    punctuation after a blank run moves before it (``"36%    ."`` -> ``"36%.    "``)."""
+    punctuation after a blank run moves before it (``"36%    ."`` -> ``"36%.    "``).
+
+    What :func:`_tidy_blanks_in_place` does, read from the text itself and put together once at the end: as
+    long as no marker end looks at a character an end before it changed (checked, else that version runs)."""
+    n = len(work)
+    # the blank run around a marker's end, found by one regex match forwards (and one on the text reversed,
+    # backwards) instead of stepping over it
+    blanks = _Find.blank_run.match
+    backwards = work[::-1]
+    pieces: list[tuple[int, int, str]] = []
+    last = 0  # the end of the last change: what is read must lie after it
+    for end in sorted({c.end for c in cites}):
+        if not (work[end - 1 : end] == " " or work[end : end + 1] == " "):
+            continue
+        k = end - blanks(backwards, n - end).end() + (n - end) if end else 0
+        j = blanks(work, end).end() if end < n else n
+        if k == j:
+            continue
+        lo = hi = -1
+        if k > 0 and j < n and work[k - 1] == "(" and work[j] == ")":
+            lo, hi = k - 1, j + 1
+            k = lo - blanks(backwards, n - lo).end() + (n - lo) if lo else 0
+            j = blanks(work, hi).end() if hi < n else n
+        if last and k - 1 < last:  # an end before this one changed what it reads
+            return _tidy_blanks_in_place(work, cites)
+        if k == 0 or j >= n or work[j] not in _TRAILING_PUNCT or work[k - 1].isspace():
+            p = -1
+        else:
+            p = j + 1
+            while p < n and work[p] in _TRAILING_PUNCT:
+                p += 1
+            if p < n and not work[p].isspace():
+                p = -1
+        if p != -1:
+            punct = work[j:p]
+            pieces.append((k, p, punct + " " * (p - k - len(punct))))
+            last = p
+        elif lo != -1:
+            pieces.append((lo, hi, " " * (hi - lo)))
+            last = hi
+    if not pieces:
+        return work
+    out: list[str] = []
+    at = 0
+    for a, b, piece in pieces:
+        out.append(work[at:a])
+        out.append(piece)
+        at = b
+    out.append(work[at:])
+    return "".join(out)
+
+
+def _tidy_blanks_in_place(work: str, cites: list[_Cite]) -> str:
+    """:func:`_tidy_blanks` one marker end after the other on a mutable copy of the text (each end sees what
+    the ends before it changed): the plain version, used when two ends' blank runs touch."""
     buf: MutableSequence[str] | None = None
     text: str | MutableSequence[str] = work
     n = len(work)
