@@ -24,6 +24,9 @@ ABBREVIATIONS: frozenset[str] = vocabulary.words("abbreviations")
 #: character set so that the regex engine skips to candidates quickly (it equals
 #: ``[.!?]+['"”’)\]]*(?=\s)|\n``, several times slower on long texts).
 _SENT_END = re.compile(r"[\n.!?](?:(?<=\n)|[.!?]*['\"”’)\]]*(?=\s))")
+#: :data:`_SENT_END` with the blanks after a line break taken along (further line breaks among them included):
+#: they would only end empty sentences (what the splitter reads is the same, one match a blank run).
+_SENT_END_RUN = re.compile(r"[\n.!?](?:(?<=\n)\s*|[.!?]*['\"”’)\]]*(?=\s))")
 _INITIALISM = re.compile(r"(?:[a-z]\.)+[a-z]")
 #: The blanks skipped after a sentence end before looking at the next character.
 _GAP = " \t\r\u00a0"
@@ -35,13 +38,39 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     ``.``, ``!`` or ``?`` followed by a space and an upper-case letter, a digit or a quote, unless the word
     before is a known abbreviation or a single initial; a line break always ends a sentence."""
     spans: list[tuple[int, int]] = []
+    append = spans.append
     start = 0
     n = len(text)
-    for m in _SENT_END.finditer(text):
+    abbreviations = ABBREVIATIONS
+    for m in _SENT_END_RUN.finditer(text):
         end = m.end()
         mark = m.start()
-        if text[mark] != "\n" and not _ends_sentence(text, start, mark, end, n):
-            continue
+        c = text[mark]
+        if c != "\n":
+            # _ends_sentence, inline (it runs once a mark): what follows the blanks after the mark
+            nxt = text[end] if end < n else "\n"
+            if nxt in _GAP:
+                j = end + 1
+                if j < n and text[j] in _GAP:
+                    gap = _GAP_RUN.match(text, j)
+                    j = gap.end() if gap is not None else j
+                nxt = text[j] if j < n else "\n"
+            if nxt != "\n":
+                if not (nxt.isupper() or nxt.isdigit() or nxt in "'\"‘“([" or not nxt.isalpha()):
+                    continue
+                if nxt in "-–—,;:":
+                    continue
+            if c == ".":
+                w = text.rfind(" ", start, mark) + 1 or start
+                if not text[w:mark].isalnum():
+                    w = mark
+                    while w > start and not text[w - 1].isspace() and text[w - 1] not in "([\"'“‘":
+                        w -= 1
+                word = text[w:mark].lower()
+                if word in abbreviations or (len(word) == 1 and word.isalpha()):
+                    continue
+                if "." in word and _INITIALISM.fullmatch(word):  # U.S.A. and similar
+                    continue
         # _push_span, inline (it runs once a sentence)
         a, b = start, end
         if text[a].isspace():
@@ -49,42 +78,10 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
         if b > a and text[b - 1].isspace():
             b = a + len(text[a:b].rstrip())
         if b > a:
-            spans.append((a, b))
+            append((a, b))
         start = end
     _push_span(text, start, n, spans)
     return spans
-
-
-def _ends_sentence(text: str, start: int, mark: int, end: int, n: int) -> bool:
-    """Whether the mark at ``mark`` (its run ending at ``end``) ends the sentence begun at ``start``."""
-    # look at what follows the whitespace (a run of blanks, as markers leave, skipped by a regex)
-    j = end
-    if j < n and text[j] in _GAP:
-        j += 1
-        if j < n and text[j] in _GAP:
-            gap = _GAP_RUN.match(text, j)
-            j = gap.end() if gap is not None else j
-    if j < n and text[j] != "\n":
-        nxt = text[j]
-        if not (nxt.isupper() or nxt.isdigit() or nxt in "'\"‘“([" or not nxt.isalpha()):
-            return False
-        if nxt in "-–—,;:":
-            return False
-    if text[mark] == ".":
-        k = mark
-        # the word before the full stop: after the last space (letters and digits up to it), or scanned
-        # back character by character when it holds anything else
-        w = text.rfind(" ", start, k) + 1 or start
-        if not text[w:k].isalnum():
-            w = k
-            while w > start and not text[w - 1].isspace() and text[w - 1] not in "([\"'“‘":
-                w -= 1
-        word = text[w:k].lower()
-        if word in ABBREVIATIONS or (len(word) == 1 and word.isalpha()):
-            return False
-        if "." in word and _INITIALISM.fullmatch(word):  # U.S.A. and similar
-            return False
-    return True
 
 
 def _push_span(text: str, start: int, end: int, spans: list[tuple[int, int]]) -> None:
