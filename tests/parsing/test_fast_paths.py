@@ -101,6 +101,101 @@ def test_full_stops_left_out_are_those_the_citation_pattern_cannot_match() -> No
                 assert i in kept, (text, i)
 
 
+def _plain_candidates(work: str, numbered: bool) -> list[int]:
+    """Every place a citation can start, as first written: each needle searched with ``str.find``, the URL and
+    DOI needles in the text's lower case."""
+    found: list[int] = []
+    lowered = work.lower()
+    if len(lowered) != len(work):
+        lowered = work
+    for text, needles in ((work, ("[", "(", "【", "![")), (lowered, ("http", "www.", "doi", "10."))):
+        for needle in needles:
+            i = text.find(needle)
+            while i != -1:
+                found.append(i)
+                i = text.find(needle, i + 1)
+    if numbered:
+        found.extend(m.start() for m in R._Find.gem_stop.finditer(work))
+        found.extend(i for i, ch in enumerate(work) if ch in R._SUPERSCRIPT_DIGITS)
+    return sorted(found)
+
+
+def test_candidates_drop_only_places_where_the_citation_pattern_cannot_match() -> None:
+    pieces = [
+        "http://a.b",
+        "https://x.y/z",
+        "HTTP://A",
+        "Https://q",
+        "hTTps:/",
+        "http",
+        "://",
+        "s://",
+        "www.",
+        "WWW.",
+        "w.",
+        "doi",
+        "DOI",
+        "dOi",
+        "DOI:",
+        "doi: ",
+        "Doi :\t",
+        ":",
+        " ",
+        "\t",
+        "10.",
+        "10.1000/x",
+        "1",
+        ".",
+        "[1]",
+        "!",
+        "![",
+        "(",
+        "【2】",
+        "İ",
+        "K",
+        "ſ",
+        "é",
+        "x",
+        "\n",
+        "¹",
+        ".1",
+        "2021",
+    ]
+    for text in _texts(pieces, 6000, seed=12, longest=16):
+        for numbered in (False, True):
+            fast = R._candidates(text, numbered)
+            plain = _plain_candidates(text, numbered)
+            assert fast == sorted(set(fast)), text
+            assert set(fast) <= set(plain), text
+            assert {i for i in plain if R._BODY.match(text, i) is not None} <= set(fast), text
+
+
+def test_tidy_blanks_equal_the_in_place_version() -> None:
+    pieces = [
+        "Sales rose",
+        " ",
+        "    ",
+        " " * 70,
+        "(",
+        ")",
+        ".",
+        ",",
+        ";",
+        "%",
+        "]",
+        "x",
+        "\n",
+        "\t",
+        ".)",
+        "é",
+    ]
+    rng = random.Random(13)
+    for text in _texts(pieces, 6000, seed=13, longest=24):
+        ends = sorted({rng.randint(0, len(text)) for _ in range(rng.randint(0, 5))})
+        cites = [R._Cite(max(0, e - 3), e, "[1]", "1") for e in ends]
+        assert R._tidy_blanks(text, cites) == R._tidy_blanks_in_place(text, cites), (text, ends)
+
+
 # --- marker blanks tidied in an array of code points -------------------------------------------------------
 
 

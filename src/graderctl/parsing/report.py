@@ -1017,8 +1017,9 @@ def _candidates(work: str, numbered: bool) -> list[int]:
 
     Only places where :data:`_BODY` can match are kept (dropping one where it cannot changes nothing): a
     ``http`` only before ``://`` or ``s://`` (found from the colons, which are few: a search for one
-    character is several times faster than one for several, and no lower-case copy is needed), a ``doi`` only before ``:`` and ``10.``, ``www.`` and ``10.``
-    only as written (the patterns that start there want them so)."""
+    character is several times faster than one for several, and no lower-case copy is needed), a ``doi``
+    only before ``:`` and ``10.``, ``www.`` and ``10.`` only as written (the patterns that start there want
+    them so)."""
     found: list[int] = []
     find = work.find
     for needle in ("[", "(", "【", "10."):
@@ -1148,15 +1149,20 @@ def _tidy_blanks(work: str, cites: list[_Cite]) -> str:
     for end in sorted({c.end for c in cites}):
         if not (work[end - 1 : end] == " " or work[end : end + 1] == " "):
             continue
-        k = end - blanks(backwards, n - end).end() + (n - end) if end else 0
-        j = blanks(work, end).end() if end < n else n
+        # (" *" matches everywhere: the None branches never run)
+        run = blanks(backwards, n - end)
+        k = end - (run.end() - (n - end) if run is not None else 0)
+        run = blanks(work, end)
+        j = run.end() if run is not None else end
         if k == j:
             continue
         lo = hi = -1
         if k > 0 and j < n and work[k - 1] == "(" and work[j] == ")":
             lo, hi = k - 1, j + 1
-            k = lo - blanks(backwards, n - lo).end() + (n - lo) if lo else 0
-            j = blanks(work, hi).end() if hi < n else n
+            run = blanks(backwards, n - lo)
+            k = lo - (run.end() - (n - lo) if run is not None else 0)
+            run = blanks(work, hi)
+            j = run.end() if run is not None else hi
         if last and k - 1 < last:  # an end before this one changed what it reads
             return _tidy_blanks_in_place(work, cites)
         if k == 0 or j >= n or work[j] not in _TRAILING_PUNCT or work[k - 1].isspace():
