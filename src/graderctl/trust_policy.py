@@ -30,12 +30,12 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from graderctl.errors import StatisticsError
 from graderctl.models.base import Label
 from graderctl.models.calset import Policy
-from graderctl.models.reports import CoverageEstimate, PolicyCheck, SampleOutcome
+from graderctl.models.reports import CoverageEstimate, PolicyCheck
 
 if TYPE_CHECKING:
     from graderctl.stats import ClusteredRate
@@ -134,7 +134,23 @@ class OutcomeEvidence:
     frr_clustered: ClusteredRate | None
 
 
-def evidence_from_outcomes(outcomes: Sequence[SampleOutcome]) -> OutcomeEvidence:
+class Outcome(Protocol):
+    """What the evidence reads of one per-sample outcome: a report's ``SampleOutcome``, or the light record
+    ``list`` reads it as (``graderctl.store.report_outcomes.Outcome``)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def label(self) -> Label: ...
+    @property
+    def accepted(self) -> bool | None: ...
+    @property
+    def group(self) -> str | None: ...
+    @property
+    def undecided(self) -> bool | None: ...
+
+
+def evidence_from_outcomes(outcomes: Sequence[Outcome]) -> OutcomeEvidence:
     """The evidence of per-sample outcomes (a report's ``samples``): an outcome with ``accepted`` ``None``
     is an error or, with ``undecided``, an abstention; both are counted apart from the rates. When any
     sample carries a ``group`` the cluster bootstrap runs over the graded samples of each label (the same
@@ -147,7 +163,7 @@ def evidence_from_outcomes(outcomes: Sequence[SampleOutcome]) -> OutcomeEvidence
     good_graded = [o for o in good if o.accepted is not None]
     grouped = any(o.group is not None for o in outcomes)
 
-    def clustered(events: list[bool], graded: list[SampleOutcome]) -> ClusteredRate | None:
+    def clustered(events: list[bool], graded: list[Outcome]) -> ClusteredRate | None:
         if not grouped or not events:
             return None
         groups = [o.group for o in graded]

@@ -37,7 +37,7 @@ from graderctl.store.readers import display_path
 from graderctl.store.reports import find_report, read_report
 
 if TYPE_CHECKING:
-    from graderctl.trust_policy import Evidence
+    from graderctl.trust_policy import Evidence, Outcome
 
 #: A set as trust reads it: loaded whole, or only its labels by id (``store.project.index_set``).
 TrustSet = LoadedSet | SetIndex
@@ -148,7 +148,7 @@ def trust_entry(
     hit = trust_cache.get(key) if key is not None else None
     if hit is not None and hit[0] in {s.value for s in TrustState}:
         return TrustEntry(ref, cal_set.name, TrustState(hit[0]), shown, None, hit[1])
-    entry = _entry_from_report(grader, cal_set, root, path, shown)
+    entry = _entry_from_report(grader, cal_set, root, path, shown, light=True)
     if key is not None and trust_cache.decision_key(path, inputs) == key:
         trust_cache.put(key, entry.state.value, entry.detail)
     entry.report = None
@@ -156,11 +156,19 @@ def trust_entry(
 
 
 def _entry_from_report(
-    grader: LoadedGrader, cal_set: TrustSet, root: Path, path: Path, shown: str
+    grader: LoadedGrader, cal_set: TrustSet, root: Path, path: Path, shown: str, *, light: bool = False
 ) -> TrustEntry:
+    """The entry from the report at ``path``. ``light`` (the entry will not keep the report): the outcomes
+    are read as light records (:mod:`graderctl.store.report_outcomes`: checked the same, refused the same),
+    and the entry's report has no samples."""
     ref = grader.ref
     try:
-        report = read_report(path, root=root)
+        if light:
+            from graderctl.store.report_outcomes import read_report_outcomes
+
+            report, light_outcomes = read_report_outcomes(path, root=root)
+        else:
+            report, light_outcomes = read_report(path, root=root), None
     except InvalidInputError as exc:
         return TrustEntry(
             ref,
@@ -200,8 +208,9 @@ def _entry_from_report(
 
     # Computed once (its cluster bootstraps are the costly part): checked against the report's counts, then
     # decided under the set's current policy.
-    evidence = evidence_from_outcomes(report.samples).evidence
-    tampered = evidence_problem(report, cal_set, evidence=evidence)
+    outcomes: Sequence[Outcome] = report.samples if light_outcomes is None else light_outcomes
+    evidence = evidence_from_outcomes(outcomes).evidence
+    tampered = evidence_problem(report, cal_set, evidence=evidence, outcomes=outcomes)
     if tampered is not None:
         return TrustEntry(
             ref,
@@ -220,7 +229,7 @@ def _entry_from_report(
             TrustState.trusted,
             shown,
             report,
-            f"meets the set's policy (recomputed from the report's {len(report.samples)} outcomes)",
+            f"meets the set's policy (recomputed from the report's {len(outcomes)} outcomes)",
         )
     if decision.trusted:
         detail = (
@@ -237,12 +246,17 @@ def _entry_from_report(
 
 
 def evidence_problem(
-    report: CalibrationReport, cal_set: TrustSet, *, evidence: Evidence | None = None
+    report: CalibrationReport,
+    cal_set: TrustSet,
+    *,
+    evidence: Evidence | None = None,
+    outcomes: Sequence[Outcome] | None = None,
 ) -> str | None:
     """Why the report's outcomes are not a calibration of ``cal_set`` (``None`` when they can be): every
     sample of the set exactly once, with the set's label, and counts that agree with the outcomes
-    (``evidence``: their evidence, when the caller has computed it already)."""
-    samples = report.samples
+    (``evidence``: their evidence, when the caller has computed it already; ``outcomes``: the report's
+    outcomes when they were read apart from it)."""
+    samples: Sequence[Outcome] = report.samples if outcomes is None else outcomes
     labels = cal_set.labels
     if len(samples) != len(labels):
         return f"it has {len(samples)} outcomes for the set's {len(labels)} samples"

@@ -14,6 +14,7 @@ never NaN, never 0.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -53,6 +54,8 @@ class ErrorCounts:
 def _check_decisions(values: object, name: str, func: str) -> list[bool | None]:
     """A sequence of ``True``/``False``/``None`` (``None``: not decided)."""
     items = _items(values, name, func, "a sequence of booleans or None")
+    if all(item is None or type(item) is bool for item in items):  # fast path: plain booleans and None
+        return items  # type: ignore[return-value]
     decided = [(i, item) for i, item in enumerate(items) if item is not None]
     checked = check_booleans([item for _, item in decided], name, func) if decided else []
     result: list[bool | None] = [None] * len(items)
@@ -70,20 +73,12 @@ def _error_counts(y_true: Sequence[bool], y_pred: Sequence[bool | None], func: s
     truth = check_booleans(y_true, "y_true", func)
     pred = _check_decisions(y_pred, "y_pred", func)
     check_same_length(func, y_true=truth, y_pred=pred)
-    fa = n_bad = fr = n_good = und_bad = und_good = 0
-    for good, accepted in zip(truth, pred, strict=True):
-        if accepted is None:
-            if good:
-                und_good += 1
-            else:
-                und_bad += 1
-        elif good:
-            n_good += 1
-            fr += not accepted
-        else:
-            n_bad += 1
-            fa += accepted
-    return ErrorCounts(fa, n_bad, fr, n_good, und_bad, und_good)
+    # Both are plain booleans (and None) now: count the (label, decision) pairs in one pass.
+    pairs = Counter(zip(truth, pred, strict=True))
+    fa, fr = pairs[False, True], pairs[True, False]
+    return ErrorCounts(
+        fa, fa + pairs[False, False], fr, fr + pairs[True, True], pairs[False, None], pairs[True, None]
+    )
 
 
 def _rate(count: int, n: int, what: str, func: str, zero_division: object) -> float | None:

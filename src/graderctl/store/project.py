@@ -29,14 +29,17 @@ from graderctl.models.calset import (
 )
 from graderctl.models.grader import GraderSpec, JudgeSpec
 from graderctl.plugin import Corpus, GraderKind, GradingContext, Member, broken_kinds, get_kind, kinds
+from graderctl.store import sample_fast
 from graderctl.store.fingerprint import SetFingerprinter, grader_fingerprint
 from graderctl.store.problems import ProblemSink, problems_from_validation
 from graderctl.store.readers import (
     _CHECK_DUPLICATE_KEYS,
     BOM,
     display_path,
+    iter_jsonl_fast,
     iter_jsonl_models,
     paused_gc,
+    read_bytes,
     read_toml,
     toml_line_of,
     toml_non_finite,
@@ -719,40 +722,115 @@ def _read_samples(
     out = _SamplesRead()
     model: type[BaseModel] = SAMPLE_MODELS[check] if check is not None else _AnyCheckSample
     explain = _shape_explainer(check, shown) if check is not None else None
+    # Lines that are valid are read by the fast path (no model built; see store.sample_fast) unless the
+    # samples are kept; every other line by the pydantic model, which reports its problems.
+    fast = sample_fast.decoder(check) if check is not None and not keep else None
+    data: bytes | None = None
+    if fast is not None:
+        data = read_bytes(path, shown)
+        with paused_gc():
+            quick = _read_valid_samples(data, fast, corpus_ids, fp, labels)
+        if quick is not None:
+            return quick
+    label_of = {"good": Label.good, "bad": Label.bad}
     with paused_gc():
-        for line, item in iter_jsonl_models(path, model, shown=shown, sink=sink, explain=explain):
-            sample = typing.cast(Sample, item)
-            first = out.lines.get(sample.id)
+        lines = iter_jsonl_fast(path, model, shown=shown, sink=sink, explain=explain, fast=fast, data=data)
+        for line, item in lines:
+            if isinstance(item, sample_fast.FastSample):
+                sid, label = item.id, label_of[item.label]
+                sources: Iterable[tuple[str, str]] = sample_fast.named_sources(item)
+            else:
+                sample = typing.cast(Sample, item)
+                sid, label = sample.id, sample.label
+                sources = _named_sources(sample)
+            first = out.lines.get(sid)
             if first is not None:
-                sink.add(_duplicate(shown, line, "sample", sample.id, first))
+                sink.add(_duplicate(shown, line, "sample", sid, first))
                 continue
-            out.lines[sample.id] = line
+            out.lines[sid] = line
             if corpus_ids is not None:
-                for ptr, sid in _named_sources(sample):
-                    if sid not in corpus_ids:
+                for ptr, source_id in sources:
+                    if source_id not in corpus_ids:
                         sink.add(
                             Problem(
                                 file=shown,
                                 line=line,
                                 pointer=ptr,
-                                message=f"source_id {sid!r} is not in the set's corpus",
+                                message=f"source_id {source_id!r} is not in the set's corpus",
                                 expected="an id from corpus.jsonl"
                                 if corpus_ids
                                 else "an id from corpus.jsonl (the set has no corpus)",
-                                got=repr(sid),
+                                got=repr(source_id),
                                 fix="add the document to corpus.jsonl, or cite it by url/doi",
                             )
                         )
-            if sample.label is Label.good:
+            if label is Label.good:
                 out.n_good += 1
             else:
                 out.n_bad += 1
             if fp is not None:
-                fp.add_sample(sample.model_dump(mode="json", exclude_none=True))
+                if isinstance(item, sample_fast.FastSample):
+                    fp.add_samples_json([(sid, sample_fast.item_json(item))])
+                else:
+                    fp.add_sample(sample.model_dump(mode="json", exclude_none=True))
             if keep:
                 out.samples.append(sample)
             if labels:
-                out.labels[sample.id] = sample.label
+                out.labels[sid] = label
+    return out
+
+
+def _read_valid_samples(
+    data: bytes,
+    fast: Callable[[bytes], sample_fast.FastSample | None],
+    corpus_ids: set[str] | None,
+    fp: SetFingerprinter | None,
+    labels: bool,
+) -> _SamplesRead | None:
+    """:func:`_read_samples` of a samples file (its bytes ``data``) in which every line is a valid sample, in
+    one tight pass of the fast path; ``None`` as soon as a line is anything else (blank, CRLF, not valid by
+    the fast path (which refuses ``NaN`` and ``Infinity`` literals), a repeated id, a source missing from the
+    corpus, duplicate keys being checked): then the file is read line by line as usual, which reports every
+    problem."""
+    if _CHECK_DUPLICATE_KEYS.get() or b"\r" in data:
+        return None
+    if data.startswith(BOM):
+        data = data[len(BOM) :]
+    rows = data.split(b"\n")
+    if rows and not rows[-1]:
+        rows.pop()
+    if not rows:
+        return None
+    out = _SamplesRead()
+    seen = out.lines
+    by_id = out.labels
+    good, bad = Label.good, Label.bad
+    n_good = 0
+    item_json = sample_fast.item_json
+    named_sources = sample_fast.named_sources
+    items: list[tuple[str, bytes]] = []
+    for number, raw in enumerate(rows, start=1):
+        sample = fast(raw)
+        if sample is None:
+            return None
+        sid = sample.id
+        if sid in seen:
+            return None
+        seen[sid] = number
+        if corpus_ids is not None:
+            for _, source_id in named_sources(sample):
+                if source_id not in corpus_ids:
+                    return None
+        is_good = sample.label == "good"
+        n_good += is_good
+        if labels:
+            by_id[sid] = good if is_good else bad
+        if fp is not None:
+            items.append((sid, item_json(sample)))
+    if fp is not None:
+        fp.add_samples_json(items)
+    out.n_good = n_good
+    out.n_bad = len(rows) - n_good
     return out
 
 

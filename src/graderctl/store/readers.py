@@ -29,6 +29,7 @@ from graderctl.errors import InvalidInputError, Problem
 from graderctl.store.problems import ProblemSink, pointer, problems_from_validation, short_value, type_name
 
 M = TypeVar("M", bound=BaseModel)
+F = TypeVar("F")
 
 BOM = b"\xef\xbb\xbf"
 
@@ -359,7 +360,26 @@ def iter_jsonl_models(
     """Parse and validate a JSON Lines file line by line; every problem goes to ``sink``. Yields
     ``(line, model)`` for each valid line. ``explain(error, raw_line, line)`` may replace the problems of a
     line that is valid JSON but fails validation (return ``None`` to keep the default ones)."""
-    data = read_bytes(path, shown)
+    return iter_jsonl_fast(path, model, shown=shown, sink=sink, strict=strict, explain=explain, fast=None)
+
+
+def iter_jsonl_fast(
+    path: Path,
+    model: type[M],
+    *,
+    shown: str,
+    sink: ProblemSink,
+    fast: Callable[[bytes], F | None] | None,
+    strict: bool = True,
+    explain: Explainer | None = None,
+    data: bytes | None = None,
+) -> Iterator[tuple[int, M | F]]:
+    """:func:`iter_jsonl_models` with a fast path: ``fast(raw_line)`` returns the line's record when it
+    accepts the line (it must accept only lines ``model`` accepts, with the same values), else ``None``, and
+    the line is validated by ``model`` as usual (its problems reported the same way). Yields ``(line, record
+    or model)``. ``data``: the file's bytes, when the caller has read them."""
+    if data is None:
+        data = read_bytes(path, shown)
     last_line_open = not data.endswith(b"\n")
     total = data.count(b"\n") + (1 if last_line_open else 0)
     first = True
@@ -367,9 +387,19 @@ def iter_jsonl_models(
     for number, raw in iter_json_lines(data, shown, sink):
         if (b"NaN" in raw or b"Infinity" in raw) and _non_finite_json(raw, number, shown, sink):
             continue
+        record = fast(raw) if fast is not None else None
+        if record is not None:
+            first = False
+            if check_keys:
+                duplicate = duplicate_key_problem(raw, shown, number)
+                if duplicate is not None:
+                    sink.add(duplicate)
+                    continue
+            yield number, record
+            continue
         try:
-            # Fast path: pydantic parses and validates the raw bytes in one go.
-            item = model.model_validate_json(raw, strict=strict)
+            # pydantic parses and validates the raw bytes in one go.
+            item: M | F = model.model_validate_json(raw, strict=strict)
         except ValidationError as exc:
             if first and _one_document(exc, raw, data, number, shown, sink):
                 return

@@ -246,7 +246,11 @@ def read_report_document(
     """Read a saved report document (any ``type``: calibration, comparison, metrics, probe, ...) as JSON,
     refusing one written by a newer graderctl; raise :class:`InvalidInputError` saying what is wrong."""
     shown = display_path(path, root)
-    raw = read_bytes(path, shown)
+    return report_document_of(read_bytes(path, shown), shown, expect=expect)
+
+
+def report_document_of(raw: bytes, shown: str, *, expect: str | None = None) -> dict[str, Any]:
+    """:func:`read_report_document` of the bytes ``raw`` read from the file ``shown``."""
     try:
         data = json.loads(raw.decode("utf-8"))
     except (ValueError, RecursionError) as exc:  # not UTF-8, not JSON, nested too deeply, huge integers

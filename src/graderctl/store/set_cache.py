@@ -11,7 +11,7 @@ without serves only readers that do not check them.
 
 Content-addressed, never stale: the key is SHA-256 over the bytes of the set's ``manifest.toml``,
 ``samples.jsonl`` and ``corpus.jsonl``, its folder name, and the code that checks and fingerprints them
-(graderctl's and pydantic's versions and the size and modification time of every source file of
+(graderctl's, pydantic's and msgspec's versions and the size and modification time of every source file of
 ``graderctl.models`` and ``graderctl.store``). Change one byte of a set, hand-edit it and restore its
 modification time, or edit the checking code, and the key is another one: the set is checked and
 fingerprinted again in full. Hashing the files costs about 1 ms per MB; checking them costs about 40.
@@ -90,6 +90,7 @@ def code_identity() -> str:
     and ``graderctl.store`` by name, size and modification time (an edited checkout is another identity)."""
     global _code_identity
     if _code_identity is None:
+        import msgspec
         import pydantic
         import pydantic_core
 
@@ -99,6 +100,7 @@ def code_identity() -> str:
         parts = [
             f"graderctl {__version__}",
             f"pydantic {pydantic.VERSION} {pydantic_core.__version__}",
+            f"msgspec {msgspec.__version__}",
             FINGERPRINT_ALGORITHM,
         ]
         for sub in ("models", "store"):
