@@ -19,7 +19,7 @@ from graderctl.errors import InvalidInputError
 from graderctl.models.base import Check
 from graderctl.models.calset import SAMPLE_MODELS
 from graderctl.store import sample_fast
-from graderctl.store.fingerprint import _NFC_UNSAFE, item_bytes
+from graderctl.store.fingerprint import item_bytes
 from graderctl.store.problems import ProblemSink
 from graderctl.store.project import check_set, index_set, load_set
 
@@ -307,15 +307,6 @@ def test_structs_mirror_the_models(check: Check) -> None:
     """A field added to a sample model must be added to the fast path too (else every line would fall back
     to the models: correct, but slow)."""
     _same_shape(SAMPLE_MODELS[check], sample_fast.STRUCTS[check])
-
-
-def test_text_below_u0300_is_nfc() -> None:
-    """The fingerprint skips NFC for UTF-8 text without a lead byte of U+0300 or above."""
-    chars = [chr(i) for i in range(0x300)]
-    assert all(unicodedata.combining(c) == 0 for c in chars)
-    assert all(unicodedata.is_normalized("NFC", a + b) for a in chars for b in chars)
-    assert all(_NFC_UNSAFE.search(chr(i).encode()) is None for i in range(0x300))
-    assert all(_NFC_UNSAFE.search(chr(i).encode()) for i in (0x300, 0x301, 0x212B, 0xAC00, 0x1F600))
 
 
 def _write_set(folder: Path, check: Check, lines: list[bytes], *, corpus: bool = True) -> Path:

@@ -256,6 +256,34 @@ def test_a_set_that_changes_while_it_is_read_is_not_stored(
     assert entries(cache) == []
 
 
+def test_a_large_set_is_read_and_hashed_once(
+    tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cold read: the samples file is read once, the key is over those bytes (the same key as over the
+    file), and the bytes checked are those bytes."""
+    folder = write_set(tmp_path, "t", SAMPLES)
+    key = set_cache.set_key(folder)
+    reads: list[Path] = []
+    hashed: list[bool] = []
+    real_read, real_key = Path.read_bytes, set_cache.set_key
+
+    def read_bytes(self: Path) -> bytes:
+        if self.name == "samples.jsonl":
+            reads.append(self)
+        return real_read(self)
+
+    def set_key(folder: Path, *, samples_digest: bytes | None = None) -> str | None:
+        hashed.append(samples_digest is None)
+        return real_key(folder, samples_digest=samples_digest)
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    monkeypatch.setattr(set_cache, "set_key", set_key)
+    index_set(folder, root=tmp_path)
+    assert len(reads) == 1
+    assert hashed == [False, False]  # before and after the read: the samples' digest from the bytes read
+    assert [p.stem for p in entries(cache)] == [key]
+
+
 def test_the_key_covers_the_bytes_the_folder_and_the_code(
     tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

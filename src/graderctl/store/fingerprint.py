@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -63,12 +62,6 @@ def _nfc(text: str) -> str:
     if text.isascii() or unicodedata.is_normalized("NFC", text):
         return text
     return unicodedata.normalize("NFC", text)
-
-
-#: A UTF-8 lead byte of a character at or above U+0300, the first combining mark. Text without one is in NFC
-#: already: every character below U+0300 is a starter that NFC leaves as it is, whatever its neighbours
-#: (tests/store/test_fingerprint.py checks every pair).
-_NFC_UNSAFE = re.compile(b"[\xcc-\xff]")
 
 
 def item_bytes(dump: dict[str, Any]) -> bytes:
@@ -122,9 +115,9 @@ class SetFingerprinter:
         """Samples given as ``(id, item JSON before NFC)``: the JSON :func:`item_bytes` encodes, as UTF-8
         bytes (keys sorted, no whitespace, Python's escapes). The same digests as :meth:`add_sample` of their
         dumps."""
-        sha256, add, beyond = hashlib.sha256, self._samples.append, _NFC_UNSAFE.search
+        sha256, add = hashlib.sha256, self._samples.append
         for item_id, encoded in items:
-            if not encoded.isascii() and beyond(encoded) is not None:
+            if not encoded.isascii():
                 text = encoded.decode("utf-8")
                 normal = _nfc(text)
                 if normal is not text:

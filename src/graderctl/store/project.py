@@ -716,18 +716,19 @@ def _read_samples(
     *,
     keep: bool,
     labels: bool = False,
+    data: bytes | None = None,
 ) -> _SamplesRead:
     """Read a samples file: schema of ``check`` (or of any check), unique ids, and every ``source_id`` in
-    ``corpus_ids`` (not checked when ``None``). ``keep`` keeps the samples, ``labels`` their labels by id."""
+    ``corpus_ids`` (not checked when ``None``). ``keep`` keeps the samples, ``labels`` their labels by id;
+    ``data``: the file's bytes, when already read."""
     out = _SamplesRead()
     model: type[BaseModel] = SAMPLE_MODELS[check] if check is not None else _AnyCheckSample
     explain = _shape_explainer(check, shown) if check is not None else None
     # Lines that are valid are read by the fast path (no model built; see store.sample_fast) unless the
     # samples are kept; every other line by the pydantic model, which reports its problems.
     fast = sample_fast.decoder(check) if check is not None and not keep else None
-    data: bytes | None = None
     if fast is not None:
-        data = read_bytes(path, shown)
+        data = data if data is not None else read_bytes(path, shown)
         with paused_gc():
             quick = _read_valid_samples(data, fast, corpus_ids, fp, labels)
         if quick is not None:
@@ -891,10 +892,16 @@ class _SetRead:
 
 
 def _read_set(
-    path: Path, root: Path | None, sink: ProblemSink, *, keep: bool, labels: bool = False
+    path: Path,
+    root: Path | None,
+    sink: ProblemSink,
+    *,
+    keep: bool,
+    labels: bool = False,
+    samples_data: bytes | None = None,
 ) -> _SetRead:
     """Read and check a calibration-set folder, every problem to ``sink``. Raises only when there is no
-    set here at all (no folder, no manifest)."""
+    set here at all (no folder, no manifest). ``samples_data``: the samples file's bytes, already read."""
     folder_shown = display_path(path, root)
     if not path.is_dir():
         raise InvalidInputError(
@@ -982,7 +989,15 @@ def _read_set(
         )
     else:
         read = _read_samples(
-            samples_path, s_shown, check, corpus_ids, sink, fp if check else None, keep=keep, labels=labels
+            samples_path,
+            s_shown,
+            check,
+            corpus_ids,
+            sink,
+            fp if check else None,
+            keep=keep,
+            labels=labels,
+            data=samples_data,
         )
     fingerprint = fp.fingerprint(manifest.model_dump(mode="json", exclude_none=True)) if manifest else None
     return _SetRead(
@@ -1006,7 +1021,7 @@ def load_set(path: Path, *, root: Path | None = None, sink: ProblemSink | None =
     folder_shown = display_path(path, root)
     before = sink.count
     key = _cache_key(path)
-    read = _read_set(path, root, sink, keep=True)
+    read = _read_set(path, root, sink, keep=True, samples_data=None if key is None else key.samples)
     if own_sink:
         sink.raise_if_any(folder_shown)
     if read.manifest is None or read.fingerprint is None:
@@ -1037,7 +1052,7 @@ def index_set(path: Path, *, root: Path | None = None) -> SetIndex:
     folder_shown = display_path(path, root)
     key = _cache_key(path)
     if key is not None:
-        hit = set_cache.get(key)
+        hit = set_cache.get(key.key)
         usable = hit is not None and hit.serves(_CHECK_DUPLICATE_KEYS.get())
         manifest = _cached_manifest(hit.manifest) if hit is not None and usable else None
         if hit is not None and manifest is not None:
@@ -1051,7 +1066,9 @@ def index_set(path: Path, *, root: Path | None = None) -> SetIndex:
                 n_bad=hit.n_bad,
             )
     sink = ProblemSink()
-    read = _read_set(path, root, sink, keep=False, labels=True)
+    read = _read_set(
+        path, root, sink, keep=False, labels=True, samples_data=None if key is None else key.samples
+    )
     sink.raise_if_any(folder_shown)
     if read.manifest is None or read.fingerprint is None:  # not reached: a missing manifest is a problem
         raise InvalidInputError(f"{folder_shown}: invalid manifest", sink.problems, omitted=sink.omitted)
@@ -1067,30 +1084,54 @@ def index_set(path: Path, *, root: Path | None = None) -> SetIndex:
     )
 
 
-def _cache_key(path: Path) -> str | None:
-    """The set cache's key for the set in ``path`` (``None``: not cached; see :mod:`.set_cache`)."""
+@dataclass(frozen=True)
+class _CacheKey:
+    """A large set's key in the set cache, computed over the very bytes of its samples file that are then
+    checked (the file is read and hashed once)."""
+
+    key: str
+    samples: bytes
+    digest: bytes
+
+
+def _cache_key(path: Path) -> _CacheKey | None:
+    """The set cache's key for the set in ``path`` (``None``: not cached; see :mod:`.set_cache`), with the
+    samples file's bytes it covers: the reader parses these, so the entry holds what they give."""
+    import hashlib
+
     from graderctl.store import set_cache
 
-    return set_cache.set_key(path) if path.is_dir() else None
+    samples = path / SAMPLES_NAME
+    try:
+        if not path.is_dir() or samples.stat().st_size < set_cache.MIN_BYTES:
+            return None
+        data = samples.read_bytes()
+    except (OSError, ValueError):
+        return None  # read again by the reader, which says what is wrong
+    digest = hashlib.sha256(data).digest()
+    key = set_cache.set_key(path, samples_digest=digest)
+    return None if key is None else _CacheKey(key, data, digest)
 
 
-def _remember(path: Path, key: str | None, read: _SetRead) -> None:
+def _remember(path: Path, key: _CacheKey | None, read: _SetRead) -> None:
     """Keep what trust needs of a large set just read whole without a problem (``read.labels`` filled), when
-    its files still hash to ``key`` (the key from before the read: the entry then holds what those bytes
-    give). An entry made with duplicate keys checked is not replaced by one made without."""
+    its manifest and corpus still hash to ``key`` (the key from before the read; the samples read were the
+    bytes the key covers: the entry then holds what those bytes give). An entry made with duplicate keys
+    checked is not replaced by one made without."""
     if key is None or read.manifest is None or read.fingerprint is None:
         return
     from graderctl.store import set_cache
 
     strict = _CHECK_DUPLICATE_KEYS.get()
-    old = set_cache.get(key)
+    old = set_cache.get(key.key)
     if old is not None and old.serves(strict):
         return
-    if set_cache.set_key(path) != key:
+    if set_cache.set_key(path, samples_digest=key.digest) != key.key:
         return
     manifest = read.manifest.model_dump(mode="json")
     set_cache.put(
-        key, set_cache.CachedIndex(manifest, read.fingerprint, read.labels, read.n_good, read.n_bad, strict)
+        key.key,
+        set_cache.CachedIndex(manifest, read.fingerprint, read.labels, read.n_good, read.n_bad, strict),
     )
 
 
@@ -1120,7 +1161,14 @@ def check_set(path: Path, *, root: Path | None = None, sink: ProblemSink) -> Set
     every problem goes to ``sink``."""
     before = sink.count
     key = _cache_key(path)
-    read = _read_set(path, root, sink, keep=False, labels=key is not None)
+    read = _read_set(
+        path,
+        root,
+        sink,
+        keep=False,
+        labels=key is not None,
+        samples_data=None if key is None else key.samples,
+    )
     if sink.count == before:
         _remember(path, key, read)
     return SetSummary(

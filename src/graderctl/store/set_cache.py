@@ -115,12 +115,13 @@ def code_identity() -> str:
     return _code_identity
 
 
-def set_key(folder: Path) -> str | None:
+def set_key(folder: Path, *, samples_digest: bytes | None = None) -> str | None:
     """The content key of the set in ``folder`` (``None`` when a file cannot be read, or the samples file is
-    smaller than :data:`MIN_BYTES`: then the set is not worth caching)."""
+    smaller than :data:`MIN_BYTES`: then the set is not worth caching). ``samples_digest``: the SHA-256
+    digest of the samples file's bytes, when the caller has read them (and checked their size)."""
     try:
         samples = folder / SET_FILES[1]
-        if samples.stat().st_size < MIN_BYTES:
+        if samples_digest is None and samples.stat().st_size < MIN_BYTES:
             return None
         h = hashlib.sha256()
         h.update(f"graderctl-set-cache-v{CACHE_FORMAT}\n{code_identity()}\n".encode())
@@ -128,6 +129,9 @@ def set_key(folder: Path) -> str | None:
         for name in SET_FILES:
             path = folder / name
             h.update(name.encode() + b"\0")
+            if samples_digest is not None and name == SET_FILES[1]:
+                h.update(samples_digest + b"\n")
+                continue
             if not path.exists():
                 h.update(b"absent\n")
                 continue
