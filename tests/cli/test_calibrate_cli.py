@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -121,6 +122,27 @@ def test_markdown_format_and_output_file(
     assert code == ExitCode.OK, out.err
     assert out.out.startswith("# Calibration of `scripted@1` on `tiny-se`")
     assert target.read_text() == out.out
+
+
+def _unwritable_outputs(tmp_path: Path) -> list[Path]:
+    out = [tmp_path / ("x" * 300 + ".json")]  # a name longer than any file system allows
+    if Path("/proc/self").is_dir():
+        out.append(Path("/proc/self/graderctl-report.json"))  # a folder nobody can create a file in
+    return out
+
+
+def test_an_unwritable_output_is_refused_before_anything_is_graded_or_written(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Nothing half-done: an --output that cannot be written is exit 2 before a report lands in reports/."""
+    for target in _unwritable_outputs(tmp_path):
+        for args in (["scripted@1", "--set", "tiny-se"], ["scripted@1"]):
+            code = run(root, "calibrate", *args, "--format", "json", "--output", str(target))
+            out = capsys.readouterr()
+            assert code == ExitCode.USAGE_ERROR, out
+            assert "--output" in out.err and "cannot be written" in out.err, out.err
+            assert reports(root) == []
+            assert not os.path.exists(target)
 
 
 def test_no_write(root: Path, capsys: pytest.CaptureFixture[str]) -> None:

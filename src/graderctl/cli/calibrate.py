@@ -102,6 +102,10 @@ def calibrate(
 
     from graderctl.services.running import RunOptions
 
+    if output is not None:  # the run writes into the project too: refuse an unwritable --output first
+        from graderctl.store.outputs import check_writable
+
+        check_writable(output)
     _state.check_output(output)
     root = _state.project_root() if all_ else _state.root()  # --all over nothing must not pass
     try:

@@ -87,6 +87,10 @@ def compare(
     if replay is None and (trials is not None or corpus is not None):
         raise UsageError("--trials and --corpus describe the replayed trials: give --replay RESULTS too")
 
+    if output is not None:  # the run writes into the project too: refuse an unwritable --output first
+        from graderctl.store.outputs import check_writable
+
+        check_writable(output)
     _state.check_output(output)
     root = _state.root()
     old = find_grader(old_ref, root)

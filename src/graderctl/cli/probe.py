@@ -58,6 +58,10 @@ def probe(
     if not 0 <= margin < 1:
         raise UsageError(f"--margin must be in [0, 1), got {margin:g}")
     opt.check_timeout(timeout)
+    if output is not None:  # the run writes into the project too: refuse an unwritable --output first
+        from graderctl.store.outputs import check_writable
+
+        check_writable(output)
     _state.check_output(output)
     root = _state.root()
     grader = find_grader(ref, root)

@@ -89,6 +89,10 @@ def tune(
     """
     opt.check_timeout(timeout)
     limits = parse_target(target) if target is not None else None
+    if output is not None:  # the run writes into the project too: refuse an unwritable --output first
+        from graderctl.store.outputs import check_writable
+
+        check_writable(output)
     _state.check_output(output)
     from graderctl.cli._progress import progress_bar, progress_enabled
     from graderctl.services.running import RunOptions

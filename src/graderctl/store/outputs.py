@@ -5,6 +5,10 @@ Paths are compared by their real location: symbolic links resolved, ``./`` and `
 absolute forms alike, and an existing file reached under two names (a hard link) is the same file. An output
 inside an input *folder* (a calibration set, a corpus folder) is refused too, so is an input inside an output
 folder, and so are two outputs of one run that are the same file.
+
+:func:`check_writable`: an output file that cannot be written (its folder refuses a new file, its name is
+too long) is refused before anything runs, for commands that also write into the project (reports, grader
+versions), so nothing is half done.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from graderctl.errors import UsageError
 if TYPE_CHECKING:
     from graderctl.store.project import LoadedGrader, LoadedSet
 
-__all__ = ["check_outputs", "grader_inputs", "real_path", "set_inputs"]
+__all__ = ["check_outputs", "check_writable", "grader_inputs", "real_path", "set_inputs"]
 
 
 def real_path(path: Path) -> Path:
@@ -84,3 +88,38 @@ def grader_inputs(grader: LoadedGrader) -> list[tuple[str, Path]]:
 def set_inputs(sets: Iterable[LoadedSet]) -> list[tuple[str, Path]]:
     """The folders of loaded calibration sets (an output inside one would change the set)."""
     return [(f"set {s.name}", s.path) for s in sets]
+
+
+def check_writable(path: Path, option: str = "--output") -> None:
+    """Raise :class:`UsageError` unless a file can be created at ``path``: a temporary file of the atomic
+    write's name is made (and removed) in its folder, or in the nearest existing folder above it when the
+    folder does not exist yet (it is created when the output is written)."""
+    import errno
+    import tempfile
+
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise UsageError(f"{option} {path}: {folder} is a file, not a folder; give a path inside a folder")
+    try:
+        # The same name as the atomic write's temporary file: a name too long fails here too.
+        fd, probe = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        why = (
+            {
+                errno.ENAMETOOLONG: "the file name is too long",
+                errno.EROFS: "the file system is read-only",
+                errno.EACCES: "permission denied",
+                errno.EPERM: "operation not permitted",
+                errno.ENOSPC: "no space left on the device",
+            }.get(exc.errno or 0)
+            or exc.strerror
+            or str(exc)
+        )
+        raise UsageError(
+            f"{option} {path} cannot be written ({why} in {folder}); nothing was run or written: give a "
+            "path in a folder you can write to"
+        ) from None
