@@ -183,6 +183,28 @@ def test_find_set_by_name_and_path(project: Path) -> None:
     assert any("unknown calibration set 'nope'" in p for p in problems_of(lambda: find_set("nope", project)))
 
 
+def test_a_set_name_is_the_projects_set_whatever_the_current_folder_holds(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder in the current folder named like a set does not shadow the project's set: a name is a name;
+    a path is a path only when it looks like one (a separator, ``./``, or a ``.jsonl`` name)."""
+    here = tmp_path / "elsewhere"
+    import shutil
+
+    shutil.copytree(project / SET, here / "fp-set")
+    lines = (here / "fp-set" / "samples.jsonl").read_text().splitlines()
+    (here / "fp-set" / "samples.jsonl").write_text("\n".join(lines[:-1]) + "\n")  # another set, same name
+    monkeypatch.chdir(here)
+    assert find_set("fp-set", project).path.resolve() == (project / SET).resolve()
+    assert find_set("./fp-set", project).path.resolve() == (here / "fp-set").resolve()
+    assert find_set(str(here / "fp-set"), project).path.resolve() == (here / "fp-set").resolve()
+    assert find_set("fp-set/samples.jsonl", project).path.resolve() == (here / "fp-set").resolve()
+    # A bare name the project lacks is not looked up in the current folder; the message says how to.
+    shutil.move(here / "fp-set", here / "mine")
+    problems = problems_of(lambda: find_set("mine", project))
+    assert any("unknown calibration set 'mine'" in p and "./mine" in p for p in problems), problems
+
+
 def test_load_set_reports_manifest_samples_and_corpus_problems_together(project: Path) -> None:
     folder = project / SET
     manifest = folder / "manifest.toml"

@@ -56,7 +56,11 @@ NoWriteReports = Annotated[bool, typer.Option("--no-write", help="Do not write r
 GraderRef = Annotated[str, typer.Argument(help="Grader: name@version, or name for the newest version.")]
 GraderSets = Annotated[
     list[str] | None,
-    typer.Option("--set", help="Set name or folder (repeatable; default: every set of the grader's check)."),
+    typer.Option(
+        "--set",
+        help="Set name (in the project) or folder path such as ./my-set (repeatable; default: every set of "
+        "the grader's check).",
+    ),
 ]
 Corpus = Annotated[
     Path | None,

@@ -33,7 +33,9 @@ def compare(
     sets: Annotated[
         list[str] | None,
         typer.Option(
-            "--set", help="Set name or folder (repeatable; default: every set of the graders' check)."
+            "--set",
+            help="Set name (in the project) or folder path such as ./my-set (repeatable; default: every set "
+            "of the graders' check).",
         ),
     ] = None,
     replay: Annotated[

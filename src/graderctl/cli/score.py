@@ -88,8 +88,9 @@ def score(
         list[str] | None,
         typer.Option(
             "--trust-set",
-            help="Calibration set (name or folder) a grader must be trusted on, repeatable; a grader "
-            "answers to the named sets of its check (default: every set of its check in calibration_sets/).",
+            help="Calibration set (name in the project, or folder path such as ./my-set) a grader must be "
+            "trusted on, repeatable; a grader answers to the named sets of its check (default: every set of "
+            "its check in calibration_sets/).",
         ),
     ] = None,
     allow_self_grading: Annotated[

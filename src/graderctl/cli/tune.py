@@ -49,7 +49,12 @@ def parse_target(text: str) -> dict[str, float]:
 
 def tune(
     ref: opt.GraderRef,
-    set_: Annotated[str, typer.Option("--set", help="Set name or folder; its tune split is used.")],
+    set_: Annotated[
+        str,
+        typer.Option(
+            "--set", help="Set name (in the project) or folder path such as ./my-set; its tune split is used."
+        ),
+    ],
     param: Annotated[
         str, typer.Option("--param", help="The parameter swept (the kind's score is compared with it).")
     ] = "threshold",

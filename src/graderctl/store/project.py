@@ -1209,14 +1209,37 @@ def set_folders(root: Path) -> list[Path]:
     return sorted(p for p in base.iterdir() if p.is_dir() and not p.name.startswith((".", "_")))
 
 
+def looks_like_a_path(name_or_path: str) -> bool:
+    """Whether a ``SET`` argument is a path rather than a set name: it holds a path separator (``./my-set``,
+    ``sets/x``, an absolute path) or names a ``.jsonl`` file. Anything else is a name of the project's set."""
+    seps = {"/", os.sep} | ({os.altsep} if os.altsep else set())
+    return any(sep in name_or_path for sep in seps) or name_or_path.endswith(".jsonl")
+
+
 def find_set(name_or_path: str, root: Path) -> LoadedSet:
-    as_path = Path(name_or_path)
-    if as_path.is_dir():
-        return load_set(as_path, root=root)
-    folder = root / SETS_DIR / name_or_path
-    if folder.is_dir():
-        return load_set(folder, root=root)
+    """The set ``name_or_path`` names. A name (no separator, not a ``.jsonl`` file) is always the project's
+    set under ``<root>/calibration_sets/``, never a folder of the current folder that happens to share it
+    (write ``./NAME`` for that); a path is a set folder, or a set's ``samples.jsonl`` (its folder)."""
+    if looks_like_a_path(name_or_path):
+        as_path = Path(name_or_path)
+        if as_path.is_file() and as_path.name.endswith(".jsonl"):
+            as_path = as_path.parent
+        if as_path.is_dir():
+            return load_set(as_path, root=root)
+    else:
+        folder = root / SETS_DIR / name_or_path
+        if folder.is_dir():
+            return load_set(folder, root=root)
     known = [p.name for p in set_folders(root)]
+    fix = (
+        "give a set name from `graderctl list` or a path to a set folder, or point at another project with "
+        "`graderctl --root PROJECT ...` (or $GRADERCTL_ROOT)"
+    )
+    if not looks_like_a_path(name_or_path) and Path(name_or_path).is_dir():
+        fix = (
+            f"a set name is looked up in the project only; to use the folder {name_or_path!r} of the current "
+            f"folder, write ./{name_or_path}"
+        )
     raise InvalidInputError(
         f"unknown calibration set {name_or_path!r}",
         [
@@ -1225,8 +1248,7 @@ def find_set(name_or_path: str, root: Path) -> LoadedSet:
                 message=f"unknown calibration set {name_or_path!r}",
                 expected="one of: " + (", ".join(known) or "no sets found"),
                 got=repr(name_or_path),
-                fix="give a set name from `graderctl list` or a path to a set folder, or point at another "
-                "project with `graderctl --root PROJECT ...` (or $GRADERCTL_ROOT)",
+                fix=fix,
             )
         ],
     )
