@@ -7,7 +7,7 @@ with a reference list, HTML anchors, Gemini-style works cited), then measures on
 
 - ``parse``: :func:`graderctl.parsing.parse_report` alone;
 - ``units``: the ``units`` service in this process (read and validate the trials file, parse, build every
-  check's units, the pydantic document);
+  check's units, the document);
 - ``cli``: ``graderctl units TRIALS --format json`` in a child process, JSON on stdout (start-up included).
 
 Target (issue 13): at least 2,000 reports/s on one core.
@@ -152,6 +152,8 @@ def write_trials(path: Path, n: int, seed: int) -> None:
 
 
 def pairs_quality() -> str:
+    import msgspec
+
     sys.path.insert(0, str(ROOT))
     from tests.parsing.pairs import load_reports, score_document, trial_rows
 
@@ -162,7 +164,7 @@ def pairs_quality() -> str:
         path = Path(tmp) / "trials.jsonl"
         path.write_text("".join(json.dumps(r) + "\n" for r in trial_rows(reports)), encoding="utf-8")
         doc, _ = list_units(path, root=Path(tmp))
-    score = score_document(doc, reports)
+    score = score_document(msgspec.to_builtins(doc), reports)
     return (
         f"pairs on tests/data/reports ({len(reports)} reports, "
         f"{score.true_positives + score.false_negatives} labelled pairs): recall {score.recall:.3f}, "

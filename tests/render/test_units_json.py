@@ -1,37 +1,89 @@
-"""The units document's JSON is byte for byte ``json.dumps(..., ensure_ascii=False)`` (msgspec encodes the
-trials)."""
+"""The units document's JSON is byte for byte ``json.dumps(..., ensure_ascii=False)`` of the document as plain
+JSON (msgspec encodes the trials)."""
 
 from __future__ import annotations
 
 import json
-from typing import Any
 
+import msgspec
+
+from graderctl.models import units_data as data
 from graderctl.render.units import units_json_chunks
 
+ODD = 'Prix « 3 € » — naïve\u2028\ttab\x01 "q" \\ 😀'
 
-def _expected(doc: dict[str, Any]) -> bytes:
-    return (json.dumps(doc, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+
+def _expected(doc: data.UnitsDocument) -> bytes:
+    return (json.dumps(msgspec.to_builtins(doc), ensure_ascii=False, separators=(",", ":")) + "\n").encode(
+        "utf-8"
+    )
+
+
+def _trial(i: int, text: str) -> data.TrialUnits:
+    cit = data.UnitsCitation("[1]", "1", "https://example.org/a", None, text, None, False)
+    unit = data.CheckUnit(
+        "claim:c1",
+        data.ClaimSupportInput(text, [data.Evidence(text=text), data.Evidence(source_id="d")]),
+        None,
+    )
+    coverage = data.CoverageInput(text, [data.Nugget(text, "okay")], text)
+    return data.TrialUnits(
+        f"t{i}",
+        text,
+        "text",
+        data.ParserInfo("p", 1, "sha256:0"),
+        i % 2 == 0,
+        [data.UnitsClaim("c1", text, (i, i + 10), [cit])],
+        [data.UnitsSource("1", "[1]", "list", "https://example.org/a", "//example.org/a", None, text)],
+        [data.UncitedClaim(text, None)],
+        [data.MissingSource("c1", "[2]")],
+        {
+            "source_existence": data.CheckUnits(
+                True,
+                [
+                    data.CheckUnit("citation:c1/1", data.SourceExistenceInput(data.Citation(url=text)), None),
+                    data.CheckUnit("citation:c1/[2]", None, text),
+                ],
+                None,
+            ),
+            "claim_support": data.CheckUnits(True, [unit], None),
+            "coverage": data.CheckUnits(True, [data.CheckUnit("report", coverage, None)], None),
+        },
+    )
+
+
+def _document(trials: list[data.TrialUnits], coverage: float | None) -> data.UnitsDocument:
+    summary = data.UnitsSummary(len(trials), 0, 0, 0, 10**16, 0, 0, 0, 0, coverage)
+    return data.UnitsDocument(1, "units", ODD, None, data.ParserInfo("p", 1, "sha256:0"), summary, trials)
 
 
 def test_same_bytes_as_json_dumps() -> None:
-    rows = [
-        {
-            "task_id": f"t{i}",
-            "text": 'Prix « 3 € » — naïve\u2028\ttab\x01 "q" \\ 😀',
-            "span": [i, i + 10],
-            "ok": i % 2 == 0,
-            "none": None,
-            "nested": {"units": [{"id": "c1", "input": {"claim": "x", "evidence": [{"text": "y"}]}}]},
-        }
-        for i in range(8000)  # more than one chunk (1 MB)
-    ]
-    doc = {"schema_version": 1, "summary": {"citation_coverage": 1e-05, "big": 1e16}, "trials": rows}
-    assert b"".join(units_json_chunks(doc)) == _expected(doc)
-    empty = {**doc, "trials": []}
+    rows = [_trial(i, ODD) for i in range(1200)]  # more than one chunk (1 MB)
+    doc = _document(rows, 1e-05)
+    out = b"".join(units_json_chunks(doc))
+    assert len(out) > 1 << 20 and out == _expected(doc)
+    empty = _document([], None)
     assert b"".join(units_json_chunks(empty)) == _expected(empty)
 
 
+def test_unit_inputs_print_as_the_pydantic_inputs_dump() -> None:
+    """``omit_defaults`` leaves out exactly the ``None`` fields, as ``model_dump(exclude_none=True)`` does."""
+    from graderctl.models.calset import ClaimSupportInput, CoverageInput, SourceExistenceInput
+
+    trial = _trial(0, "x")
+    for check, model in (
+        ("source_existence", SourceExistenceInput),
+        ("claim_support", ClaimSupportInput),
+        ("coverage", CoverageInput),
+    ):
+        unit = trial.checks[check].units[0]
+        assert unit.input is not None
+        printed = msgspec.json.encode(unit.input)
+        dumped = model.model_validate_json(printed).model_dump(mode="json", exclude_none=True)
+        assert printed == json.dumps(dumped, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
 def test_lone_surrogate_still_gives_valid_json() -> None:
-    doc = {"schema_version": 1, "trials": [{"text": "a\ud800b"}, {"text": "ok"}]}
+    doc = _document([_trial(0, "a\ud800b"), _trial(1, "ok")], 0.5)
     parsed = json.loads(b"".join(units_json_chunks(doc)))
-    assert parsed == doc
+    assert parsed == json.loads(json.dumps(msgspec.to_builtins(doc)))

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+import msgspec
 import pytest
 from tests.data.score.fake_kind import ensure_registered, make_project
 
@@ -136,9 +137,10 @@ def test_raw_text_trial_is_graded_and_records_the_parser(tmp_path: Path) -> None
 
 def test_units_document_matches_what_score_grades(tmp_path: Path) -> None:
     trials = write_trials(tmp_path / "trials.jsonl", [raw_trial("r1", RAW_TEXT), raw_trial("e", "")])
-    raw, notes = list_units(trials, root=tmp_path)
-    doc = UnitsDocument.model_validate(raw)
-    jsonschema.validate(json.loads(json.dumps(raw)), schemas.generate_one("units"))
+    doc, notes = list_units(trials, root=tmp_path)
+    printed = json.loads(json.dumps(msgspec.to_builtins(doc)))
+    UnitsDocument.model_validate(printed)  # the pydantic model the schema is generated from
+    jsonschema.validate(printed, schemas.generate_one("units"))
     r1 = doc.trials[0]
     assert [c.citations[0].missing for c in r1.claims] == [False, False, True]
     assert r1.missing_sources[0].marker == "[7]"
@@ -172,16 +174,19 @@ def test_units_streamed_a_trial_at_a_time_are_the_same_document(tmp_path: Path) 
     whole, notes = list_units(trials, root=tmp_path)
     streamed: list[dict[str, Any]] = []
     head, streamed_notes = list_units(trials, root=tmp_path, row_sink=streamed.append)
-    assert "trials" not in head and {**head, "trials": streamed} == whole and streamed_notes == notes
+    assert head.trials == [] and len(whole.trials) == 4 and streamed_notes == notes
+    assert msgspec.structs.replace(head, trials=streamed) == whole
     writer = UnitsJsonWriter()
     for row in streamed:
         writer(row)
-    expected = (json.dumps(whole, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+    plain = msgspec.to_builtins(whole)
+    expected = (json.dumps(plain, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
     assert b"".join(writer.chunks(head)) == b"".join(units_json_chunks(whole)) == expected
-    summary = whole["summary"]
-    assert (summary["trials"], summary["from_text"], summary["structured"], summary["empty"]) == (4, 2, 1, 1)
-    assert (summary["claims"], summary["citations"], summary["uncited_claims"]) == (8, 7, 3)
-    assert summary["citation_coverage"] == pytest.approx(7 / 10)
+    UnitsDocument.model_validate(json.loads(expected))
+    summary = whole.summary
+    assert (summary.trials, summary.from_text, summary.structured, summary.empty) == (4, 2, 1, 1)
+    assert (summary.claims, summary.citations, summary.uncited_claims) == (8, 7, 3)
+    assert summary.citation_coverage == pytest.approx(7 / 10)
 
 
 def test_metrics_report_citation_coverage(tmp_path: Path) -> None:

@@ -39,6 +39,4 @@ def units(
     if writer is not None:
         _state.write_bytes(writer.chunks(document))
         return
-    from graderctl.models.units import UnitsDocument
-
-    typer.echo(render_units_text(UnitsDocument.model_validate(document)), nl=False)
+    typer.echo(render_units_text(document), nl=False)

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import Any
 
 import msgspec
 
-from graderctl.models.units import UnitsDocument
+from graderctl.models.units_data import TrialUnits, UnitsDocument
 
 _WIDTH = 110
 
@@ -81,12 +80,12 @@ def render_units_text(doc: UnitsDocument) -> str:
 
 
 class UnitsJsonWriter:
-    """The units document as compact UTF-8 JSON, byte for byte what ``json.dumps(doc, ensure_ascii=False,
-    separators=(",", ":"))`` gives (then a line break), built a trial at a time: call it with each trial's row
-    as it is made (the row can be dropped at once: only its bytes are kept, a few times smaller than the
-    dicts), then :meth:`chunks` with the rest of the document. Each trial is encoded by msgspec (several times
-    faster; trials hold only strings, integers, booleans and nulls, which both encode alike), the rest (which
-    holds the one float, ``citation_coverage``) by :mod:`json`."""
+    """The units document as compact UTF-8 JSON, byte for byte what ``json.dumps(msgspec.to_builtins(doc),
+    ensure_ascii=False, separators=(",", ":"))`` gives (then a line break), built a trial at a time: call it
+    with each trial's row as it is made (the row can be dropped at once: only its bytes are kept, a few times
+    smaller than the objects), then :meth:`chunks` with the rest of the document. Each trial is encoded by
+    msgspec (several times faster; trials hold only strings, integers, booleans and nulls, which both encode
+    alike), the rest (which holds the one float, ``citation_coverage``) by :mod:`json`."""
 
     __slots__ = ("_batch", "_chunks", "_encode_into", "_rows")
 
@@ -96,7 +95,7 @@ class UnitsJsonWriter:
         self._chunks: list[bytes] = []
         self._rows = 0
 
-    def __call__(self, row: dict[str, Any]) -> None:
+    def __call__(self, row: TrialUnits) -> None:
         batch = self._batch
         if self._rows:
             batch += b","
@@ -107,15 +106,18 @@ class UnitsJsonWriter:
         except (msgspec.EncodeError, UnicodeError, TypeError, OverflowError):
             # a string msgspec cannot encode (a lone surrogate): \\u escapes, still one valid JSON document
             del batch[mark:]
-            batch += json.dumps(row, separators=(",", ":")).encode("ascii")
+            batch += json.dumps(msgspec.to_builtins(row), separators=(",", ":")).encode("ascii")
         if len(batch) > 1 << 20:
             self._chunks.append(bytes(batch))
             batch.clear()
 
-    def chunks(self, head: dict[str, Any]) -> Iterator[bytes]:
-        """The whole document: ``head`` (every key but ``trials``, in order), then the trials written."""
+    def chunks(self, document: UnitsDocument) -> Iterator[bytes]:
+        """The whole document: ``document`` but its ``trials`` (every other field, in order), then the trials
+        written (``document.trials`` is not read: it is empty when the trials were streamed)."""
+        head = msgspec.to_builtins(msgspec.structs.replace(document, trials=[]))
+        del head["trials"]
         text = json.dumps(head, ensure_ascii=False, separators=(",", ":"))
-        yield (text[:-1] + ("," if head else "") + '"trials":[').encode("utf-8")
+        yield (text[:-1] + ',"trials":[').encode("utf-8")
         yield from self._chunks
         self._chunks = []
         self._batch += b"]}\n"
@@ -123,14 +125,11 @@ class UnitsJsonWriter:
         self._batch.clear()
 
 
-def units_json_chunks(doc: dict[str, Any]) -> Iterator[bytes]:
-    """The units document as compact UTF-8 JSON, byte for byte what ``json.dumps(doc, ensure_ascii=False,
-    separators=(",", ":"))`` gives (then a line break), in pieces (see :class:`UnitsJsonWriter`)."""
-    head = {k: v for k, v in doc.items() if k != "trials"}
-    if "trials" not in doc:
-        yield (json.dumps(head, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
-        return
+def units_json_chunks(document: UnitsDocument) -> Iterator[bytes]:
+    """The units document as compact UTF-8 JSON, byte for byte what ``json.dumps(msgspec.to_builtins(doc),
+    ensure_ascii=False, separators=(",", ":"))`` gives (then a line break), in pieces (see
+    :class:`UnitsJsonWriter`)."""
     writer = UnitsJsonWriter()
-    for row in doc["trials"]:
+    for row in document.trials:
         writer(row)
-    yield from writer.chunks(head)
+    yield from writer.chunks(document)

@@ -21,12 +21,17 @@ A check that finds no unit at all in a trial is not passed (:data:`NO_CITATIONS`
 
 from __future__ import annotations
 
+import functools
 import gc
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal, NamedTuple, TypeVar
 
+import msgspec
+from pydantic import BaseModel
+
+from graderctl.models import units_data as data
 from graderctl.models.base import Check
 from graderctl.models.calset import (
     ClaimSupportInput,
@@ -39,6 +44,8 @@ from graderctl.models.trials import Trial
 from graderctl.normalize import normalize_doi, normalize_url
 from graderctl.parsing import PARSER, ParserIdentity, parse_report
 from graderctl.plugin import Corpus
+
+M = TypeVar("M", bound=BaseModel)
 
 #: The reason of a check that found nothing to grade in a trial.
 NO_CITATIONS = "no citations found"
@@ -183,72 +190,29 @@ def _missing_reason(cit: ViewCitation) -> str:
     return f"cites source {cit.source_id!r}, which is not in the report's sources (a fabricated reference)"
 
 
-def _citation_plan(view: ReportView) -> list[tuple[str, dict[str, Any] | None, str | None]]:
-    """``(unit id, input, failure)`` of each ``source_existence`` unit: ``input`` is the unit's
-    :class:`SourceExistenceInput` as plain JSON (what ``model_dump(mode="json", exclude_none=True)`` gives),
-    built without pydantic; ``None`` with a ``failure`` for a unit that fails without grading."""
-    sources = view.sources
-    plan: list[tuple[str, dict[str, Any] | None, str | None]] = []
-    used: dict[str, int] = {}
-    #: the citation dict of each source with a URL or DOI, its None values left out (copied per citation)
-    listed: dict[str, dict[str, Any]] = {}
-    for claim in view.claims:
-        prefix = f"citation:{claim.id}/"
-        for index, cit in enumerate(claim.citations, start=1):
-            uid = prefix + (cit.source_id or cit.marker or f"#{index}")
-            times = used[uid] = used.get(uid, 0) + 1
-            if times > 1:
-                uid += f"#{times}"
-            citation: dict[str, Any]
-            if cit.source_id is not None or cit.marker is not None:
-                source = sources.get(cit.source_id) if cit.source_id is not None else None
-                if source is None:
-                    plan.append((uid, None, _missing_reason(cit)))
-                    continue
-                if source.url or source.doi:
-                    base = listed.get(source.id)
-                    if base is None:
-                        base = listed[source.id] = {
-                            k: v
-                            for k, v in (("url", source.url), ("doi", source.doi), ("title", source.title))
-                            if v is not None
-                        }
-                    citation = dict(base)
-                    if cit.quote is not None:
-                        citation["quote"] = cit.quote
-                    plan.append((uid, {"citation": citation}, None))
-                    continue
-                if source.origin == "structured":
-                    citation = {"source_id": source.id, "title": source.title}
-                else:
-                    shown = f" ({source.title!r})" if source.title else ""
-                    plan.append(
-                        (
-                            uid,
-                            None,
-                            f"source {source.marker or source.id}{shown} gives no URL or DOI, so "
-                            "whether it exists cannot be checked",
-                        )
-                    )
-                    continue
-            elif cit.url or cit.doi:
-                citation = {"url": cit.url, "doi": cit.doi, "title": cit.title}
-            else:
-                plan.append((uid, None, "the citation names no source (no source_id, url or doi)"))
-                continue
-            citation["quote"] = cit.quote
-            plan.append((uid, {"citation": {k: v for k, v in citation.items() if v is not None}}, None))
-    return plan
-
-
-def citation_units(trial: Trial, view: ReportView | None = None) -> list[Unit]:
-    view = view if view is not None else report_view(trial)
-    return [
-        Unit(uid, failure=failure)
-        if payload is None
-        else Unit(uid, input=SourceExistenceInput.model_validate(payload))
-        for uid, payload, failure in _citation_plan(view)
-    ]
+def _citation_input(
+    cit: ViewCitation, sources: dict[str, ViewSource]
+) -> tuple[data.SourceExistenceInput | None, str | None]:
+    """A citation's ``source_existence`` input, or why it has none (the unit fails without grading)."""
+    if cit.source_id is not None or cit.marker is not None:
+        source = sources.get(cit.source_id) if cit.source_id is not None else None
+        if source is None:
+            return None, _missing_reason(cit)
+        if source.url or source.doi:
+            citation = data.Citation(url=source.url, doi=source.doi, title=source.title, quote=cit.quote)
+        elif source.origin == "structured":
+            citation = data.Citation(source_id=source.id, title=source.title, quote=cit.quote)
+        else:
+            shown = f" ({source.title!r})" if source.title else ""
+            return None, (
+                f"source {source.marker or source.id}{shown} gives no URL or DOI, so whether it exists "
+                "cannot be checked"
+            )
+    elif cit.url or cit.doi:
+        citation = data.Citation(url=cit.url, doi=cit.doi, title=cit.title, quote=cit.quote)
+    else:
+        return None, "the citation names no source (no source_id, url or doi)"
+    return data.SourceExistenceInput(citation), None
 
 
 def _corpus_document(source: ViewSource | ViewCitation, corpus: Corpus | None) -> CorpusDocument | None:
@@ -269,68 +233,177 @@ def _corpus_document(source: ViewSource | ViewCitation, corpus: Corpus | None) -
     return doc
 
 
-def _claim_plan(
-    view: ReportView, corpus: Corpus | None
-) -> list[tuple[str, dict[str, Any] | None, str | None]]:
-    """``(unit id, input, failure)`` of each ``claim_support`` unit, ``input`` as plain JSON (see
-    :func:`_citation_plan`)."""
+def _evidence(
+    cit: ViewCitation, index: int, sources: dict[str, ViewSource], corpus: Corpus | None, no_text: str
+) -> tuple[str, data.Evidence] | str:
+    """What a citation gives its claim's ``claim_support`` unit: evidence (with the key that tells it apart
+    from the claim's other evidence), or, as a string, why it gives none."""
+    target: ViewSource | ViewCitation | None
+    if cit.source_id is not None or cit.marker is not None:
+        target = sources.get(cit.source_id) if cit.source_id is not None else None
+        name = cit.marker or cit.source_id or f"citation #{index}"
+        if target is None:
+            what = "no source listed for it" if cit.marker is not None else "not in the report's sources"
+            return f"{name} ({what})"
+    else:
+        target, name = cit, f"citation #{index}"
+    doc = _corpus_document(target, corpus) if corpus is not None else None
+    if doc is not None:
+        return doc.id, data.Evidence(source_id=doc.id)
+    text = target.text if isinstance(target, ViewSource) else None
+    if text and text.strip():
+        return "text:" + text, data.Evidence(text=text)
+    return name + no_text
+
+
+#: What one citation gives: how the units document shows it, its ``source_existence`` input (or why there is
+#: none), and what it gives its claim's ``claim_support`` unit (see :func:`_evidence`).
+_Given = tuple[
+    data.UnitsCitation, data.SourceExistenceInput | None, str | None, tuple[str, data.Evidence] | str
+]
+
+
+def _given(
+    cit: ViewCitation,
+    index: int,
+    sources: dict[str, ViewSource],
+    shown_sources: dict[str, data.UnitsSource],
+    corpus: Corpus | None,
+    no_text: str,
+) -> _Given:
+    sid = cit.source_id
+    listed = shown_sources.get(sid) if sid is not None else None
+    if listed is not None:
+        shown = data.UnitsCitation(cit.marker, sid, listed.url, listed.doi, listed.title, cit.quote, False)
+    else:  # a citation of no listed source (missing), or a structured citation that names its own URL or DOI
+        marker = cit.marker
+        shown = data.UnitsCitation(
+            marker,
+            sid if marker is None else None,
+            cit.url,
+            normalize_doi(cit.doi) if cit.doi else None,
+            cit.title,
+            cit.quote,
+            sid is not None or marker is not None,
+        )
+    se_input, se_failure = _citation_input(cit, sources)
+    return shown, se_input, se_failure, _evidence(cit, index, sources, corpus, no_text)
+
+
+class ReportUnits(NamedTuple):
+    """Everything a report view gives, in one pass over its claims and citations."""
+
+    #: The claims as the units document shows them (each citation with its source's URL, DOI and title).
+    claims: list[data.UnitsClaim]
+    #: The sources as the units document shows them (normalised URL and DOI), by id.
+    sources: dict[str, data.UnitsSource]
+    #: The citations whose marker points to no listed source.
+    missing: list[data.MissingSource]
+    #: ``source_existence``: one unit per citation (``citation:<claim>/<source>``).
+    citation_units: list[data.CheckUnit]
+    #: ``claim_support``: one unit per claim (``claim:<id>``).
+    claim_units: list[data.CheckUnit]
+
+
+def report_units(view: ReportView, corpus: Corpus | None) -> ReportUnits:
+    """The ``source_existence`` and ``claim_support`` units of a report (inputs as the Structs of
+    :mod:`graderctl.models.units_data`: printed by ``units``, and the pydantic inputs ``score`` grades are
+    validated from them), with its claims, sources and missing sources as the units document shows them.
+    What a parsed citation gives is worked out once per marker and source (every ``[3]`` of a report cites
+    the same source), and then shared."""
     sources = view.sources
-    units: list[tuple[str, dict[str, Any] | None, str | None]] = []
+    shown_sources = {
+        sid: data.UnitsSource(
+            sid,
+            s.marker,
+            s.origin,
+            s.url,
+            normalize_url(s.url) if s.url else None,
+            normalize_doi(s.doi) if s.doi else None,
+            s.title,
+        )
+        for sid, s in sources.items()
+    }
     no_text = (
         " (" + ("no corpus given" if corpus is None else "not in the corpus") + ", and the agent captured no "
         "text of it)"
     )
+    known: dict[tuple[str | None, str], _Given] = {}
+    used: dict[str, int] = {}
+    claims: list[data.UnitsClaim] = []
+    missing: list[data.MissingSource] = []
+    citation_units: list[data.CheckUnit] = []
+    claim_units: list[data.CheckUnit] = []
     for claim in view.claims:
-        uid = f"claim:{claim.id}"
-        if not claim.citations:
-            units.append((uid, None, "the claim cites no source, so nothing supports it"))
-            continue
-        evidence: list[dict[str, str]] = []
+        cid = claim.id
+        prefix = f"citation:{cid}/"
+        shown: list[data.UnitsCitation] = []
+        evidence: list[data.Evidence] = []
         seen: set[str] = set()
         unresolved: list[str] = []
         for index, cit in enumerate(claim.citations, start=1):
-            target: ViewSource | ViewCitation | None
-            if cit.source_id is not None or cit.marker is not None:
-                target = sources.get(cit.source_id) if cit.source_id is not None else None
-                name = cit.marker or cit.source_id or f"citation #{index}"
-                if target is None:
-                    what = (
-                        "no source listed for it" if cit.marker is not None else "not in the report's sources"
-                    )
-                    unresolved.append(f"{name} ({what})")
-                    continue
+            marker = cit.marker
+            # a parsed citation (a marker, nothing of its own but perhaps a quote) gives what every other
+            # citation with the same marker and source gives
+            if marker and cit.quote is None and cit.url is None and cit.doi is None and cit.title is None:
+                key = (cit.source_id, marker)
+                given = known.get(key)
+                if given is None:
+                    given = known[key] = _given(cit, index, sources, shown_sources, corpus, no_text)
             else:
-                target, name = cit, f"citation #{index}"
-            doc = _corpus_document(target, corpus) if corpus is not None else None
-            if doc is not None:
-                if doc.id not in seen:
-                    seen.add(doc.id)
-                    evidence.append({"source_id": doc.id})
-                continue
-            text = target.text if isinstance(target, ViewSource) else None
-            if text and text.strip():
-                key = "text:" + text
-                if key not in seen:
-                    seen.add(key)
-                    evidence.append({"text": text})
-                continue
-            unresolved.append(name + no_text)
-        if not evidence:
-            units.append(
-                (uid, None, "no evidence to check the claim against: cites " + "; ".join(unresolved))
+                given = _given(cit, index, sources, shown_sources, corpus, no_text)
+            citation, se_input, se_failure, gives = given
+            shown.append(citation)
+            if marker is not None and citation.missing:
+                missing.append(data.MissingSource(cid, marker))
+            uid = prefix + (cit.source_id or marker or f"#{index}")
+            if uid in used:
+                times = used[uid] = used[uid] + 1
+                uid += f"#{times}"
+            else:
+                used[uid] = 1
+            citation_units.append(data.CheckUnit(uid, se_input, se_failure))
+            if isinstance(gives, str):
+                unresolved.append(gives)
+            elif gives[0] not in seen:
+                seen.add(gives[0])
+                evidence.append(gives[1])
+        claims.append(data.UnitsClaim(cid, claim.text, claim.span, shown))
+        if evidence:
+            claim_units.append(
+                data.CheckUnit(f"claim:{cid}", data.ClaimSupportInput(claim.text, evidence), None)
             )
-            continue
-        units.append((uid, {"claim": claim.text, "evidence": evidence}, None))
-    return units
+        elif unresolved:
+            reason = "no evidence to check the claim against: cites " + "; ".join(unresolved)
+            claim_units.append(data.CheckUnit(f"claim:{cid}", None, reason))
+        else:
+            reason = "the claim cites no source, so nothing supports it"
+            claim_units.append(data.CheckUnit(f"claim:{cid}", None, reason))
+    return ReportUnits(claims, shown_sources, missing, citation_units, claim_units)
+
+
+def _as_model(model: type[M], payload: data.UnitInput) -> M:
+    """The pydantic input ``score`` grades, validated from the unit's Struct."""
+    return model.model_validate(msgspec.to_builtins(payload))
+
+
+def citation_units(trial: Trial, view: ReportView | None = None) -> list[Unit]:
+    view = view if view is not None else report_view(trial)
+    return [
+        Unit(u.id, failure=u.failure)
+        if u.input is None
+        else Unit(u.id, _as_model(SourceExistenceInput, u.input))
+        for u in report_units(view, None).citation_units
+    ]
 
 
 def claim_units(trial: Trial, corpus: Corpus | None, view: ReportView | None = None) -> list[Unit]:
     view = view if view is not None else report_view(trial)
     return [
-        Unit(uid, failure=failure)
-        if payload is None
-        else Unit(uid, input=ClaimSupportInput.model_validate(payload))
-        for uid, payload, failure in _claim_plan(view, corpus)
+        Unit(u.id, failure=u.failure)
+        if u.input is None
+        else Unit(u.id, _as_model(ClaimSupportInput, u.input))
+        for u in report_units(view, corpus).claim_units
     ]
 
 
@@ -359,112 +432,56 @@ def build_units(
 
 
 # --- the units document (`graderctl units`) ------------------------------------------------------------
-# Built as plain JSON-ready dicts (this runs over every trial and must be fast); their shape is
-# :class:`graderctl.models.units.UnitsDocument`, whose JSON Schema is shipped (``graderctl schema units``)
-# and which the tests validate real documents against.
+# Built of the msgspec Structs of graderctl.models.units_data (this runs over every trial and must be fast):
+# field for field graderctl.models.units.UnitsDocument, whose JSON Schema is shipped (``graderctl schema
+# units``) and which the tests validate real documents against.
+
+#: A check that does not apply (one object, shared by every trial it concerns).
+_NOT_APPLICABLE = data.CheckUnits(False, [], "the task has no nuggets")
 
 
-def _check_units(
-    plan: list[tuple[str, dict[str, Any] | None, str | None]] | None, check: Check, trial: Trial
-) -> dict[str, Any]:
+@functools.cache
+def parser_info(parser: ParserIdentity) -> data.ParserInfo:
+    return data.ParserInfo(parser.name, parser.version, parser.fingerprint)
+
+
+def _check_units(plan: list[data.CheckUnit] | None, check: Check, trial: Trial) -> data.CheckUnits:
     if plan is None:
-        return {"applies": False, "units": [], "note": "the task has no nuggets"}
+        return _NOT_APPLICABLE
     note = None
     if not plan and check in CITATION_CHECKS:
         note = NO_CITATIONS + ("" if trial.task.requires_citations else "; not required by the task")
-    return {
-        "applies": True,
-        "units": [{"id": uid, "input": payload, "failure": failure} for uid, payload, failure in plan],
-        "note": note,
-    }
+    return data.CheckUnits(True, plan, note)
 
 
-def _coverage_plan(trial: Trial) -> list[tuple[str, dict[str, Any] | None, str | None]] | None:
-    unit = coverage_unit(trial)
-    if unit is None:
+def _coverage_plan(trial: Trial) -> list[data.CheckUnit] | None:
+    task = trial.task
+    if not task.nuggets:
         return None
-    assert unit.input is not None
-    return [(unit.id, unit.input.model_dump(mode="json", exclude_none=True), None)]
+    nuggets = [data.Nugget(n.text, n.importance) for n in task.nuggets]
+    return [data.CheckUnit("report", data.CoverageInput(task.question, nuggets, trial.report.text), None)]
 
 
-def trial_units(trial: Trial, corpus: Corpus | None) -> dict[str, Any]:
-    """Exactly what each check would grade in ``trial`` (the units ``score`` builds), without grading: one
-    :class:`~graderctl.models.units.TrialUnits` as a dict."""
+def trial_units(trial: Trial, corpus: Corpus | None) -> data.TrialUnits:
+    """Exactly what each check would grade in ``trial`` (the units ``score`` builds), without grading."""
     view = report_view(trial)
-    sources = view.sources
-    # what a citation of each source shows (its URL, normalised DOI and title), worked out once per source
-    shown: dict[str, tuple[str | None, str | None, str | None]] = {}
-    claims: list[dict[str, Any]] = []
-    for claim in view.claims:
-        cits: list[dict[str, Any]] = []
-        for cit in claim.citations:
-            sid = cit.source_id
-            source = sources.get(sid) if sid is not None else None
-            if source is not None:
-                assert sid is not None
-                info = shown.get(sid)
-                if info is None:
-                    info = shown[sid] = (
-                        source.url,
-                        normalize_doi(source.doi) if source.doi else None,
-                        source.title,
-                    )
-                url, doi, title = info
-                missing = False
-            else:
-                url, doi, title = cit.url, normalize_doi(cit.doi) if cit.doi else None, cit.title
-                missing = sid is not None or cit.marker is not None
-                if cit.marker is not None:
-                    sid = None
-            cits.append(
-                {
-                    "marker": cit.marker,
-                    "source_id": sid,
-                    "url": url,
-                    "doi": doi,
-                    "title": title,
-                    "quote": cit.quote,
-                    "missing": missing,
-                }
-            )
-        claims.append(
-            {
-                "id": claim.id,
-                "text": claim.text,
-                "span": list(claim.span) if claim.span is not None else None,
-                "citations": cits,
-            }
-        )
-    return {
-        "task_id": trial.task_id,
-        "trial_id": trial.trial_id,
-        "units_from": view.origin,
-        "parser": view.parser.to_dict() if view.parser is not None else None,
-        "requires_citations": trial.task.requires_citations,
-        "claims": claims,
-        "sources": [
-            {
-                "id": s.id,
-                "marker": s.marker,
-                "origin": s.origin,
-                "url": s.url,
-                "url_key": normalize_url(s.url) if s.url else None,
-                "doi": normalize_doi(s.doi) if s.doi else None,
-                "title": s.title,
-            }
-            for s in sources.values()
-        ],
-        "uncited_claims": [
-            {"text": text, "span": list(span) if span is not None else None} for text, span in view.uncited
-        ],
-        "missing_sources": [{"claim": c, "marker": m} for c, m in view.missing],
-        # the same units as build_units, as plain JSON without building a pydantic model per unit
-        "checks": {
-            Check.source_existence.value: _check_units(_citation_plan(view), Check.source_existence, trial),
-            Check.claim_support.value: _check_units(_claim_plan(view, corpus), Check.claim_support, trial),
+    units = report_units(view, corpus)
+    return data.TrialUnits(
+        trial.task_id,
+        trial.trial_id,
+        view.origin,
+        parser_info(view.parser) if view.parser is not None else None,
+        trial.task.requires_citations,
+        units.claims,
+        list(units.sources.values()),
+        [data.UncitedClaim(text, span) for text, span in view.uncited],
+        units.missing,
+        {
+            Check.source_existence.value: _check_units(units.citation_units, Check.source_existence, trial),
+            Check.claim_support.value: _check_units(units.claim_units, Check.claim_support, trial),
             Check.coverage.value: _check_units(_coverage_plan(trial), Check.coverage, trial),
         },
-    }
+    )
 
 
 class _Totals:
@@ -487,41 +504,41 @@ class _Totals:
         self.trials = self.from_text = self.structured = self.empty = 0
         self.claims = self.cited = self.citations = self.uncited = self.missing = self.no_citations = 0
 
-    def add(self, row: dict[str, Any]) -> None:
+    def add(self, row: data.TrialUnits) -> None:
         self.trials += 1
-        origin = row["units_from"]
+        origin = row.units_from
         if origin == "text":
             self.from_text += 1
         elif origin == "structured":
             self.structured += 1
         elif origin == "empty":
             self.empty += 1
-        claims = row["claims"]
+        claims = row.claims
         self.claims += len(claims)
         for claim in claims:
-            n = len(claim["citations"])
+            n = len(claim.citations)
             if n:
                 self.cited += 1
                 self.citations += n
-        self.uncited += len(row["uncited_claims"])
-        self.missing += len(row["missing_sources"])
-        if row["requires_citations"] and not row["checks"][Check.source_existence.value]["units"]:
+        self.uncited += len(row.uncited_claims)
+        self.missing += len(row.missing_sources)
+        if row.requires_citations and not row.checks[Check.source_existence.value].units:
             self.no_citations += 1
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> data.UnitsSummary:
         cited, uncited = self.cited, self.uncited
-        return {
-            "trials": self.trials,
-            "from_text": self.from_text,
-            "structured": self.structured,
-            "empty": self.empty,
-            "claims": self.claims,
-            "citations": self.citations,
-            "uncited_claims": uncited,
-            "missing_sources": self.missing,
-            "no_citations": self.no_citations,
-            "citation_coverage": cited / (cited + uncited) if cited + uncited else None,
-        }
+        return data.UnitsSummary(
+            self.trials,
+            self.from_text,
+            self.structured,
+            self.empty,
+            self.claims,
+            self.citations,
+            uncited,
+            self.missing,
+            self.no_citations,
+            cited / (cited + uncited) if cited + uncited else None,
+        )
 
 
 def units_document(
@@ -530,30 +547,21 @@ def units_document(
     *,
     trials_file: str,
     corpus_file: str | None,
-    row_sink: Callable[[dict[str, Any]], None] | None = None,
-) -> dict[str, Any]:
-    """The ``units`` document (:class:`~graderctl.models.units.UnitsDocument`, as a dict). With ``row_sink``,
-    each trial's row is handed to it as soon as it is made and not kept: the document has no ``trials``
-    (the rest of it, in order, for a writer that streams the trials, see
+    row_sink: Callable[[data.TrialUnits], None] | None = None,
+) -> data.UnitsDocument:
+    """The ``units`` document. With ``row_sink``, each trial's row is handed to it as soon as it is made and
+    not kept: the document's ``trials`` is empty (for a writer that streams the trials, see
     :class:`graderctl.render.units.UnitsJsonWriter`)."""
     totals = _Totals()
-    rows: list[dict[str, Any]] = []
+    rows: list[data.TrialUnits] = []
     keep = rows.append if row_sink is None else row_sink
     for trial in trials:
         row = trial_units(trial, corpus)
         totals.add(row)
         keep(row)
-    document: dict[str, Any] = {
-        "schema_version": 1,
-        "type": "units",
-        "trials_file": trials_file,
-        "corpus_file": corpus_file,
-        "parser": PARSER.to_dict(),
-        "summary": totals.summary(),
-    }
-    if row_sink is None:
-        document["trials"] = rows
-    return document
+    return data.UnitsDocument(
+        1, "units", trials_file, corpus_file, parser_info(PARSER), totals.summary(), rows
+    )
 
 
 def list_units(
@@ -561,10 +569,10 @@ def list_units(
     *,
     root: Path,
     corpus_path: Path | None = None,
-    row_sink: Callable[[dict[str, Any]], None] | None = None,
-) -> tuple[dict[str, Any], list[str]]:
+    row_sink: Callable[[data.TrialUnits], None] | None = None,
+) -> tuple[data.UnitsDocument, list[str]]:
     """Read a trials file (and the corpus: ``corpus_path``, else ``corpus.jsonl`` beside the trials) and
-    return the units document with notes (with ``row_sink``: without its ``trials``, each handed to the sink
+    return the units document with notes (with ``row_sink``: its ``trials`` empty, each handed to the sink
     instead, see :func:`units_document`). Raises :class:`~graderctl.errors.InvalidInputError`."""
     from graderctl.services.score import read_trials, recorded_path
     from graderctl.store.inspect_logs import looks_like_inspect_log
