@@ -314,3 +314,34 @@ def test_loaded_grader_carries_referenced_files() -> None:
     g: LoadedGrader = load_grader(FIXTURES / GRADER, root=FIXTURES)
     assert set(g.files) == {"prompt.txt"}
     assert g.ref == "judge@1"
+
+
+def test_text_below_u0300_is_in_nfc() -> None:
+    """add_samples_json skips NFC for a batch of UTF-8 text with no byte from 0xCC up (characters below
+    U+0300 only): each such character is a starter NFC leaves alone, whatever its neighbours."""
+    import unicodedata
+
+    from graderctl.store.fingerprint import _BELOW_U0300
+
+    chars = [chr(i) for i in range(0x300)]
+    assert all(unicodedata.combining(c) == 0 for c in chars)
+    assert all(unicodedata.is_normalized("NFC", a + b) for a in chars for b in chars)
+    assert not "".join(chars).encode().translate(None, _BELOW_U0300)
+    assert all(chr(i).encode().translate(None, _BELOW_U0300) for i in (0x300, 0x301, 0x212B, 0xAC00, 0x1F600))
+
+
+def test_samples_given_as_json_fingerprint_as_their_dumps() -> None:
+    from graderctl.store.fingerprint import _ENCODER, SetFingerprinter
+
+    dumps = [
+        {"id": "a", "text": "plain"},
+        {"id": "e\u0301", "text": "e\u0301 then é"},
+        {"id": "b", "text": "Å\u212b 漢字 😀"},
+        {"id": "c", "text": "naïve café"},
+    ]
+    for batch in (dumps, dumps[:1], dumps[3:], dumps[1:2]):
+        one, other = SetFingerprinter(), SetFingerprinter()
+        for d in batch:
+            one.add_sample(d)
+        other.add_samples_json([d["id"] for d in batch], [_ENCODER.encode(d).encode() for d in batch])
+        assert one.fingerprint({}) == other.fingerprint({})

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import operator
 import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -62,6 +63,22 @@ def _nfc(text: str) -> str:
     if text.isascii() or unicodedata.is_normalized("NFC", text):
         return text
     return unicodedata.normalize("NFC", text)
+
+
+#: The bytes below 0xCC: every byte of the UTF-8 text of characters below U+0300, the first combining mark.
+#: Text made of those characters only is in NFC already (each is a starter NFC leaves as it is, whatever its
+#: neighbours: tests/store/test_fingerprint.py checks every pair), so a batch of item JSON with no other byte
+#: needs no normalisation.
+_BELOW_U0300 = bytes(range(0xCC))
+_DIGEST = operator.methodcaller("digest")
+
+
+def _nfc_bytes(encoded: bytes) -> bytes:
+    if encoded.isascii():
+        return encoded
+    text = encoded.decode("utf-8")
+    normal = _nfc(text)
+    return encoded if normal is text else normal.encode("utf-8")
 
 
 def item_bytes(dump: dict[str, Any]) -> bytes:
@@ -111,18 +128,15 @@ class SetFingerprinter:
     def add_sample(self, dump: dict[str, Any]) -> None:
         self._samples.append((_nfc(str(dump.get("id", ""))), item_digest(dump)))
 
-    def add_samples_json(self, items: Iterable[tuple[str, bytes]]) -> None:
-        """Samples given as ``(id, item JSON before NFC)``: the JSON :func:`item_bytes` encodes, as UTF-8
+    def add_samples_json(self, ids: Sequence[str], items: Sequence[bytes]) -> None:
+        """Samples given as their ids and item JSON before NFC: the JSON :func:`item_bytes` encodes, as UTF-8
         bytes (keys sorted, no whitespace, Python's escapes). The same digests as :meth:`add_sample` of their
         dumps."""
-        sha256, add = hashlib.sha256, self._samples.append
-        for item_id, encoded in items:
-            if not encoded.isascii():
-                text = encoded.decode("utf-8")
-                normal = _nfc(text)
-                if normal is not text:
-                    encoded = normal.encode("utf-8")
-            add((item_id if item_id.isascii() else _nfc(item_id), sha256(encoded).digest()))
+        if b"".join(items).translate(None, _BELOW_U0300):  # a byte of a character at or above U+0300
+            items = [_nfc_bytes(item) for item in items]
+        digests = map(_DIGEST, map(hashlib.sha256, items))
+        keys = ids if "".join(ids).isascii() else [_nfc(i) for i in ids]
+        self._samples.extend(zip(keys, digests, strict=True))
 
     def add_document(self, dump: dict[str, Any]) -> None:
         self._corpus.append((_nfc(str(dump.get("id", ""))), item_digest(dump)))

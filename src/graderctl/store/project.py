@@ -727,10 +727,10 @@ def _read_samples(
     # Lines that are valid are read by the fast path (no model built; see store.sample_fast) unless the
     # samples are kept; every other line by the pydantic model, which reports its problems.
     fast = sample_fast.decoder(check) if check is not None and not keep else None
-    if fast is not None:
+    if check is not None and fast is not None:
         data = data if data is not None else read_bytes(path, shown)
         with paused_gc():
-            quick = _read_valid_samples(data, fast, corpus_ids, fp, labels)
+            quick = _read_valid_samples(data, check, corpus_ids, fp, labels)
         if quick is not None:
             return quick
     label_of = {"good": Label.good, "bad": Label.bad}
@@ -771,7 +771,7 @@ def _read_samples(
                 out.n_bad += 1
             if fp is not None:
                 if isinstance(item, sample_fast.FastSample):
-                    fp.add_samples_json([(sid, sample_fast.item_json(item))])
+                    fp.add_samples_json([sid], [sample_fast.item_json(item)])
                 else:
                     fp.add_sample(sample.model_dump(mode="json", exclude_none=True))
             if keep:
@@ -781,18 +781,22 @@ def _read_samples(
     return out
 
 
+#: Samples decoded at a time by :func:`_read_valid_samples` (bounds the memory of the decoded records).
+_CHUNK = 8192
+
+
 def _read_valid_samples(
     data: bytes,
-    fast: Callable[[bytes], sample_fast.FastSample | None],
+    check: Check,
     corpus_ids: set[str] | None,
     fp: SetFingerprinter | None,
     labels: bool,
 ) -> _SamplesRead | None:
-    """:func:`_read_samples` of a samples file (its bytes ``data``) in which every line is a valid sample, in
-    one tight pass of the fast path; ``None`` as soon as a line is anything else (blank, CRLF, not valid by
-    the fast path (which refuses ``NaN`` and ``Infinity`` literals), a repeated id, a source missing from the
-    corpus, duplicate keys being checked): then the file is read line by line as usual, which reports every
-    problem."""
+    """:func:`_read_samples` of a samples file (its bytes ``data``) in which every line is a valid sample,
+    read by the fast path a chunk of lines at a time; ``None`` as soon as a line is anything else (blank,
+    CRLF, not one the fast path reads (``NaN`` and ``Infinity`` are not JSON to it), a repeated id, a source
+    missing from the corpus, duplicate keys being checked): then the file is read line by line as usual,
+    which reports every problem."""
     if _CHECK_DUPLICATE_KEYS.get() or b"\r" in data:
         return None
     if data.startswith(BOM):
@@ -804,32 +808,25 @@ def _read_valid_samples(
         return None
     out = _SamplesRead()
     seen = out.lines
-    by_id = out.labels
-    good, bad = Label.good, Label.bad
+    label_of = {"good": Label.good, "bad": Label.bad}.__getitem__
     n_good = 0
-    item_json = sample_fast.item_json
-    named_sources = sample_fast.named_sources
-    items: list[tuple[str, bytes]] = []
-    for number, raw in enumerate(rows, start=1):
-        sample = fast(raw)
-        if sample is None:
+    for start in range(0, len(rows), _CHUNK):
+        samples = sample_fast.decode_all(check, rows[start : start + _CHUNK])
+        if samples is None:
             return None
-        sid = sample.id
-        if sid in seen:
+        ids = [s.id for s in samples]
+        before = len(seen)
+        seen.update(zip(ids, range(start + 1, start + 1 + len(ids)), strict=True))
+        if len(seen) != before + len(ids):
+            return None  # an id repeated
+        if corpus_ids is not None and not sample_fast.sources(check, samples) <= corpus_ids:
             return None
-        seen[sid] = number
-        if corpus_ids is not None:
-            for _, source_id in named_sources(sample):
-                if source_id not in corpus_ids:
-                    return None
-        is_good = sample.label == "good"
-        n_good += is_good
+        found = [s.label for s in samples]
+        n_good += found.count("good")
         if labels:
-            by_id[sid] = good if is_good else bad
+            out.labels.update(zip(ids, map(label_of, found), strict=True))
         if fp is not None:
-            items.append((sid, item_json(sample)))
-    if fp is not None:
-        fp.add_samples_json(items)
+            fp.add_samples_json(ids, sample_fast.items_json(samples))
     out.n_good = n_good
     out.n_bad = len(rows) - n_good
     return out
@@ -1102,6 +1099,8 @@ def _cache_key(path: Path) -> _CacheKey | None:
     from graderctl.store import set_cache
 
     samples = path / SAMPLES_NAME
+    if set_cache.cache_dir() is None:
+        return None
     try:
         if not path.is_dir() or samples.stat().st_size < set_cache.MIN_BYTES:
             return None

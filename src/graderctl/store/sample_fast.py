@@ -2,13 +2,13 @@
 
 The pydantic sample models (:mod:`graderctl.models.calset`) stay the definition of a valid sample and the
 source of every message about an invalid one. The structs here mirror them field for field (strict types,
-unknown fields refused, non-empty strings, the two value rules of ``Citation`` and ``Evidence`` checked after
-decoding), so that a line they accept is a line the pydantic model accepts with the same values. A line they
-refuse, or cannot promise to read the same way (a ``\\u`` surrogate escape, an integer beyond 64 bits), is
-not judged here: :func:`decode` returns ``None`` and the reader validates the line with the pydantic model as
-before, which reports its problems. ``tests/store/test_sample_fast.py`` holds both sides to this: the same
-acceptance and the same fingerprint bytes over valid, tricky and hostile lines, and the same fields and
-defaults as the models.
+unknown fields refused, non-empty strings, the value rules of ``Citation`` and ``Evidence`` in
+``__post_init__``), so that a line they accept is a line the pydantic model accepts, with the same values
+(both parsers refuse lone surrogate escapes and join pairs, and keep the last of two equal keys). A line they
+refuse (or cannot read the same way: an integer beyond 64 bits) is not judged here: the reader validates it
+with the pydantic model as before, which reports its problems. ``tests/store/test_sample_fast.py`` holds both
+sides to this: the same acceptance and the same fingerprint bytes over valid, tricky and hostile lines, the
+same problems for whole sets, and the same fields and defaults as the models.
 
 What a valid line gives is what a set reader needs of a sample without building it: its id, label, the
 source ids it names (checked against the corpus) and its fingerprint item bytes (:func:`item_json`: the
@@ -64,6 +64,10 @@ class _SampleProvenance(_Strict, kw_only=True):
     labeler: str | msgspec.UnsetType | None = msgspec.UNSET
     added_at: str
 
+    def __post_init__(self) -> None:
+        if self.labeler is None:  # left out of the dump, as exclude_none does
+            self.labeler = msgspec.UNSET
+
 
 class _Citation(_Optional, kw_only=True):
     source_id: str | None = None
@@ -71,6 +75,10 @@ class _Citation(_Optional, kw_only=True):
     doi: str | None = None
     title: str | None = None
     quote: str | None = None
+
+    def __post_init__(self) -> None:  # Citation's model validator
+        if not (self.source_id or self.url or self.doi):
+            raise ValueError("a citation needs at least one of source_id, url, doi")
 
 
 class _SourceExistenceInput(_Strict, kw_only=True):
@@ -80,6 +88,10 @@ class _SourceExistenceInput(_Strict, kw_only=True):
 class _Evidence(_Optional, kw_only=True):
     source_id: str | None = None
     text: str | None = None
+
+    def __post_init__(self) -> None:  # Evidence's model validator
+        if (self.source_id is None) == (self.text is None):
+            raise ValueError("an evidence item has exactly one of source_id or text")
 
 
 class _ClaimSupportInput(_Strict, kw_only=True):
@@ -132,39 +144,49 @@ STRUCTS: dict[Check, type[FastSample]] = {
 _ENCODER = msgspec.json.Encoder(order="sorted")
 
 
-def _valid(sample: FastSample) -> bool:
-    """The value rules the types cannot say (``Citation`` and ``Evidence`` model validators), and ``None``
-    for an unset provenance labeler (left out of the dump, as ``exclude_none`` does)."""
-    inp = sample.input  # type: ignore[attr-defined]
-    if isinstance(inp, _ClaimSupportInput):
-        for ev in inp.evidence:
-            if (ev.source_id is None) == (ev.text is None):
-                return False
-    elif isinstance(inp, _SourceExistenceInput):
-        c = inp.citation
-        if not (c.source_id or c.url or c.doi):
-            return False
-    prov = sample.provenance
-    if prov is not None and prov.labeler is None:
-        prov.labeler = msgspec.UNSET
-    return True
-
-
 def decoder(check: Check) -> Callable[[bytes], FastSample | None]:
     """A decoder of one raw line of a ``check`` set: the sample when the line is valid, ``None`` when it must
     be read by the pydantic model (invalid, or outside what this path promises to read identically)."""
     decode = msgspec.json.Decoder(STRUCTS[check]).decode
 
     def fast(raw: bytes) -> FastSample | None:
-        if b"\\u" in raw and (b"\\ud" in raw or b"\\uD" in raw):  # a surrogate escape: the models decide
-            return None
         try:
-            sample = decode(raw)
+            return decode(raw)
         except (msgspec.ValidationError, msgspec.DecodeError):
             return None
-        return sample if _valid(sample) else None
 
     return fast
+
+
+def decode_all(check: Check, lines: list[bytes]) -> list[FastSample] | None:
+    """Every line of ``lines`` decoded as a sample of ``check`` (one call into msgspec per line, no Python in
+    between), or ``None`` if any line is not one the fast path reads."""
+    try:
+        return list(map(_DECODERS[check], lines))
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        return None
+
+
+_DECODERS = {check: msgspec.json.Decoder(struct).decode for check, struct in STRUCTS.items()}
+
+
+def sources(check: Check, samples: list[FastSample]) -> set[str]:
+    """Every ``source_id`` the samples name (checked against the set's corpus)."""
+    if check is Check.claim_support:
+        return {
+            ev.source_id
+            for s in samples
+            for ev in s.input.evidence  # type: ignore[attr-defined]
+            if ev.source_id is not None
+        }
+    if check is Check.source_existence:
+        return {s.input.citation.source_id for s in samples if s.input.citation.source_id}  # type: ignore[attr-defined]
+    return set()
+
+
+def items_json(samples: list[FastSample]) -> list[bytes]:
+    """:func:`item_json` of each sample."""
+    return list(map(_ENCODER.encode, samples))
 
 
 def item_json(sample: FastSample) -> bytes:
