@@ -17,6 +17,7 @@ import typer
 
 from graderctl.cli import _options, _state, app
 from graderctl.errors import ExitCode
+from graderctl.store import schemas
 
 REPO = Path(__file__).resolve().parents[2]
 TRIALS = "examples/research-agent/trials.jsonl"
@@ -200,6 +201,7 @@ def test_format_json_prints_one_document_when_a_command_fails(
         assert doc["ok"] is False
     else:
         assert doc["type"] == "error" and doc["exit_code"] == code and doc["error"], doc
+        assert not [e.message for e in schemas.validator("error").iter_errors(doc)], doc  # the shipped schema
     assert err.strip(), "the error is said on stderr too"
 
 
@@ -227,6 +229,7 @@ def test_format_json_prints_an_error_document_when_interrupted(
     assert (
         doc["type"] == "error" and doc["exit_code"] == ExitCode.INTERRUPTED and "interrupted" in doc["error"]
     )
+    assert not [e.message for e in schemas.validator("error").iter_errors(doc)], doc
 
 
 def test_timeout_must_be_finite(capsys: pytest.CaptureFixture[str]) -> None:

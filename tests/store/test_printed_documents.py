@@ -384,6 +384,29 @@ def test_a_site_of_every_kind_of_report_validates_and_is_the_services(
     assert len(text.splitlines()) == len(doc["pages"]) + 1
 
 
+def test_an_error_document_with_problems_validates(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A refusal with located problems (exit 3): the document lists each, and validates against ``error``."""
+    stray = tmp_path / "x.json"
+    stray.write_text('{"schema_version": 1, "type": "weather"}', encoding="utf-8")
+    code, doc = printed(capsys, "report", str(stray), "--output", str(tmp_path / "site"), "--format", "json")
+    assert code == ExitCode.INVALID_INPUT
+    assert doc["type"] == "error" and doc["exit_code"] == 3
+    assert doc["problems"] == [
+        {
+            "file": str(stray),
+            "line": None,
+            "pointer": "/type",
+            "message": "no page for this kind of report",
+            "expected": "calibration, calibration_batch, comparison, metrics, probe, probes, tune",
+            "got": "'weather'",
+            "fix": None,
+        }
+    ]
+    assert_valid("error", doc)
+
+
 def test_report_prints_a_site_listing_that_validates(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

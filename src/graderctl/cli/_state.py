@@ -8,11 +8,14 @@ import sys
 import warnings
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import typer
 
 from graderctl.errors import ExitCode, GraderctlError, InvalidInputError, Problem, UsageError
+
+if TYPE_CHECKING:
+    from graderctl.models.validation import ErrorDocument
 
 DEBUG = False
 ROOT: str | None = None
@@ -156,15 +159,26 @@ def report_error(exc: GraderctlError) -> None:
             err(f"  ... and {rest} more problem(s)")
 
 
-def error_document(code: int, message: str, problems: Sequence[Any] = ()) -> dict[str, Any]:
-    """What ``--format json`` prints on stdout when a command refuses or fails."""
-    return {
-        "schema_version": 1,
-        "type": "error",
-        "exit_code": int(code),
-        "error": message,
-        "problems": [p.to_dict() for p in problems],
-    }
+def error_document(code: int, message: str, problems: Sequence[Problem] = ()) -> ErrorDocument:
+    """What ``--format json`` prints on stdout when a command refuses or fails (schema ``error``)."""
+    from graderctl.models.validation import ErrorDocument, ProblemRecord
+
+    return ErrorDocument(
+        exit_code=int(code),
+        error=message,
+        problems=[
+            ProblemRecord(
+                file=p.file,
+                line=p.line,
+                pointer=p.pointer,
+                message=p.message,
+                expected=p.expected,
+                got=p.got,
+                fix=p.fix,
+            )
+            for p in problems
+        ],
+    )
 
 
 _PYTHON_SHOWWARNING = warnings.showwarning
@@ -241,7 +255,7 @@ def run(app: Any, argv: list[str] | None) -> int:
 
     code: int
     message: str | None = None
-    problems: Sequence[Any] = ()
+    problems: Sequence[Problem] = ()
     try:
         result = app(args=args, prog_name="graderctl", standalone_mode=False)
         code = result if isinstance(result, int) else 0
@@ -280,7 +294,7 @@ def run(app: Any, argv: list[str] | None) -> int:
             err(f"error: {message}")
             code = int(ExitCode.INVALID_INPUT)
             if as_json and not JSON_PRINTED:
-                echo_json(error_document(code, message))
+                echo_json(error_document(code, message).model_dump(mode="json"))
             return code
         # a bug: say so, keep the traceback for --debug
         err(f"internal error: {type(exc).__name__}: {exc}")
@@ -291,7 +305,7 @@ def run(app: Any, argv: list[str] | None) -> int:
         # after saying why on stderr (an interruption, a grader that could not run)
         if message is None:
             message = "interrupted" if code == ExitCode.INTERRUPTED else f"failed with exit code {code}"
-        echo_json(error_document(code, message, problems))
+        echo_json(error_document(code, message, problems).model_dump(mode="json"))
     return code
 
 

@@ -51,3 +51,17 @@ class ValidationReport(OpenModel):
     notes: list[str] = Field(default_factory=list)
     #: Grader versions recorded in ``graders/graders.lock`` by ``--update-lock``.
     lock_added: list[str] = Field(default_factory=list)
+
+
+class ErrorDocument(OpenModel):
+    """What a command prints on stdout with ``--format json`` when it refuses or fails (exit 2 to 6, or 130
+    when interrupted): one document, whatever the command."""
+
+    schema_version: Literal[1] = 1
+    type: Literal["error"] = "error"
+    #: The command's exit code.
+    exit_code: int
+    #: The error in words (also printed on stderr).
+    error: str
+    #: Each problem found in the input (exit 3), located for a person to fix; empty for other errors.
+    problems: list[ProblemRecord] = Field(default_factory=list)

@@ -34,7 +34,7 @@ from graderctl.models.review import ReviewItem, SetsAddSummary
 from graderctl.models.trials import Trial
 from graderctl.models.tuning import LedgerEntry, TuneResult
 from graderctl.models.units import UnitsDocument
-from graderctl.models.validation import ValidationReport
+from graderctl.models.validation import ErrorDocument, ValidationReport
 from graderctl.store.atomic import atomic_write_many
 
 JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -144,6 +144,11 @@ SCHEMAS: dict[str, tuple[type[BaseModel], str]] = {
     "certify-ledger-entry": (
         LedgerEntry,
         "One line of reports/<set>/ledger.jsonl: a calibration of a grader version on a certify split.",
+    ),
+    "error": (
+        ErrorDocument,
+        "What any command prints on stdout with `--format json` when it refuses or fails (exit 2 to 6, "
+        "130): the exit code, the error and each problem found in the input.",
     ),
 }
 
