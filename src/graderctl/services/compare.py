@@ -1071,7 +1071,7 @@ class _Frozen:
 
 def read_frozen_results(
     replay: ReplayInput, old: LoadedGrader, *, root: Path
-) -> tuple[list[_Frozen], str, dict[str, Any], list[str]]:
+) -> tuple[list[_Frozen], str, dict[str, str | None], list[str]]:
     """Read the results to replay; every line must have been graded by OLD for the compared check (or carry
     no checks at all, then ``success`` is compared). Returns the lines, what is compared (``check`` or
     ``success``), the recorded files (``trials_file``, ``corpus_file``) and notes."""

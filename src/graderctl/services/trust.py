@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from graderctl.errors import InvalidInputError
 from graderctl.models.base import Check
@@ -64,15 +64,6 @@ class TrustEntry:
     report_path: str | None
     report: CalibrationReport | None
     detail: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "grader": self.grader_ref,
-            "set": self.set_name,
-            "state": self.state.value,
-            "report": self.report_path,
-            "detail": self.detail,
-        }
 
 
 def sets_of_check(root: Path, check: Check, *, strict: bool = True) -> list[LoadedSet]:

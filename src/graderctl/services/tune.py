@@ -570,7 +570,7 @@ def _write_version(
 
     param = result.param
     if result.mode == "band":
-        set_params: dict[str, Any] = {
+        set_params: dict[str, float] = {
             "accept_at_or_above": chosen.accept_at_or_above,
             "reject_below": chosen.reject_below,
         }
