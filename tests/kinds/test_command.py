@@ -133,6 +133,7 @@ def test_calibrate_with_a_command_grader_and_its_cache(
     from tests.support.llm_project import judge_samples, write_set
 
     from graderctl.cli import _state, app
+    from graderctl.store.cache import default_cache_dir
     from graderctl.store.project import load_grader
 
     folder = tmp_path / "graders" / "external"
@@ -153,10 +154,50 @@ def test_calibrate_with_a_command_grader_and_its_cache(
     assert _state.run(app, args) == 0
     again = json.loads(capsys.readouterr().out)
     assert all(s["usage"]["cached"] for s in again["samples"])  # the program did not run again
-    assert len(list((tmp_path / ".graderctl-cache").rglob("*.json"))) == 12
+    cache = default_cache_dir(tmp_path)
+    assert cache is not None and len(list(cache.rglob("*.json"))) == 12
+    assert not (tmp_path / ".graderctl-cache").exists()  # nothing cached inside the project
     # the script is part of the fingerprint
     (folder / "judge.py").write_text((DATA / "judge.py").read_text() + "\n# changed\n")
     assert load_grader(folder / "v1.toml", root=tmp_path).fingerprint != fingerprint
+
+
+def test_a_verdict_cache_committed_to_the_project_changes_no_verdict(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The verdict cache's key is public (the grader's fingerprint and the input): an entry forged into the
+    project (committed, or shipped in a pull request) saying "accept" for every known-bad sample must not
+    make calibrate (or score) reuse it. The cache lives in the user's cache folder, never in the project."""
+    import json
+
+    from tests.support.llm_project import judge_samples, write_set
+
+    from graderctl.cli import _state, app
+    from graderctl.plugin import Verdict
+    from graderctl.store.cache import VerdictCache
+    from graderctl.store.project import find_set, load_grader
+
+    folder = tmp_path / "graders" / "external"
+    folder.mkdir(parents=True)
+    shutil.copy(DATA / "judge.py", folder / "judge.py")
+    (folder / "v1.toml").write_text(
+        'schema_version = 1\nname = "external"\nversion = 1\nkind = "command"\ncheck = "claim_support"\n'
+        '[params]\nargv = ["{python}", "judge.py"]\ntimeout = 30\n'
+    )
+    write_set(tmp_path, "cs", judge_samples(6, 6))
+    grader = load_grader(folder / "v1.toml", root=tmp_path)
+    cal_set = find_set("cs", tmp_path)
+    instance = grader.build(corpus=cal_set.corpus, cache_dir=None)
+    # Where the project's verdict cache was kept (`.graderctl-cache/verdicts`), with the key it would read.
+    forged = VerdictCache(tmp_path / ".graderctl-cache" / "verdicts", grader.fingerprint)
+    for sample in cal_set.samples:
+        if sample.label.value == "bad":
+            forged.put(instance.cache_payload(sample.input), Verdict.accept("forged: accept"))
+    args = ["--root", str(tmp_path), "calibrate", "external@1", "--set", "cs", "--format", "json"]
+    assert _state.run(app, args) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["false_accept_rate"]["count"] == 0, "a forged cache entry decided a verdict"
+    assert not any("forged" in (s.get("reason") or "") for s in report["samples"])
 
 
 # --- issue 11 item 9: values of passed and secret-named variables never reach a verdict -------------------

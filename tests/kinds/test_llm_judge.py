@@ -396,7 +396,11 @@ def test_second_run_makes_no_requests_and_no_cache_bypasses(
     assert report["false_accept_rate"]["count"] == 0
     assert cli(tmp_path, "calibrate", "judge@1", "--set", "cs", "--no-cache") == 0
     assert server.requests == 2 * first
-    assert list((tmp_path / ".graderctl-cache").rglob("*.json"))
+    from graderctl.store.cache import default_cache_dir
+
+    cache = default_cache_dir(tmp_path)
+    assert cache is not None and list(cache.rglob("*.json"))
+    assert not (tmp_path / ".graderctl-cache").exists()
     assert KEY not in all_text(tmp_path)
 
 

@@ -38,7 +38,7 @@ def test_defaults_match_the_cli_defaults() -> None:
 
 
 def test_cache_dir_is_the_projects_unless_the_cache_is_off(tmp_path: Path) -> None:
-    assert RunOptions().cache_dir(tmp_path) == default_cache_dir(tmp_path)
+    assert RunOptions().cache_dir(tmp_path) == default_cache_dir(tmp_path) is not None
     assert RunOptions(use_cache=False).cache_dir(tmp_path) is None
 
 

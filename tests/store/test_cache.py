@@ -5,6 +5,8 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+import pytest
+
 from graderctl.plugin import Usage, Verdict
 from graderctl.store.cache import VerdictCache, default_cache_dir
 
@@ -83,6 +85,18 @@ def test_concurrent_writers(tmp_path: Path) -> None:
     assert not list(cache.directory.rglob("*.tmp"))
 
 
-def test_default_dir_is_git_ignored(repo_root: Path) -> None:
-    assert default_cache_dir(Path("/p")) == Path("/p/.graderctl-cache/verdicts")
-    assert ".graderctl-cache/" in (repo_root / ".gitignore").read_text().splitlines()
+def test_the_verdict_cache_is_in_the_users_cache_folder_one_per_project(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Never inside the project (an entry there could be committed or forged): under
+    $GRADERCTL_CACHE_DIR/verdicts/, one folder per project; off turns it off."""
+    monkeypatch.setenv("GRADERCTL_CACHE_DIR", str(tmp_path / "c"))
+    a, b = default_cache_dir(tmp_path / "p"), default_cache_dir(tmp_path / "q")
+    assert a is not None and b is not None and a != b
+    assert a.parent == tmp_path / "c" / "verdicts"
+    assert default_cache_dir(tmp_path / "p" / ".." / "p") == a  # the same project, however it is spelled
+    monkeypatch.setenv("GRADERCTL_CACHE_DIR", "off")
+    assert default_cache_dir(tmp_path / "p") is None
+    monkeypatch.delenv("GRADERCTL_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert default_cache_dir(tmp_path / "p") == tmp_path / "xdg" / "graderctl" / "verdicts" / a.name

@@ -108,7 +108,7 @@ def calibrate(
     an edited released version (``graders.lock``; nothing is written), and
     :class:`GraderRunError` when the grader cannot run at all (it cannot be built, or errs on every sample).
     ``KeyboardInterrupt`` propagates and nothing is written. ``options`` sets jobs, batch size and timeout;
-    kinds that are ``cacheable`` (model judges, commands) read and fill the project's verdict cache unless
+    kinds that are ``cacheable`` (model judges, commands) read and fill the verdict cache unless
     ``options.use_cache`` is false. With ``repeats`` > 1 every sample is graded that many times and the
     report gains a ``repeats`` section (self-consistency and the rates of each repeat; see
     :mod:`graderctl.services.repeats`); the rates are those of the first run. A report whose findings equal
@@ -276,7 +276,7 @@ def grade_set(
 ) -> list[Verdict]:
     """One verdict per sample of the set. Raises :class:`GraderRunError` when the grader cannot run at all.
     Unless ``options.use_cache`` is false, a ``cacheable`` kind's verdicts are read from and kept in the
-    project's verdict cache."""
+    project's verdict cache (in the user's cache folder: :func:`graderctl.store.cache.default_cache_dir`)."""
     cache_dir = options.cache_dir(root)
     instance = start_grader(grader, cal_set.corpus, cache_dir)
     cache = verdict_cache(grader, cache_dir)

@@ -29,7 +29,8 @@ class RunOptions:
     use_cache: bool = True
 
     def cache_dir(self, root: Path) -> Path | None:
-        """The project's verdict-cache folder, or ``None`` when the cache is not used."""
+        """The verdict-cache folder of the project at ``root`` (in the user's cache folder), or ``None`` when
+        the cache is not used (``--no-cache``, ``GRADERCTL_CACHE_DIR=off``)."""
         if not self.use_cache:
             return None
         from graderctl.store.cache import default_cache_dir

@@ -7,6 +7,9 @@ rendered prompt, so a change to a corpus document an evidence item points at is 
 stale hit. The grader fingerprint covers the definition, the prompt text and the kind's implementation
 version.
 
+Where: the user's cache folder, one folder per project (:func:`default_cache_dir`), never the project itself:
+an entry stands in for a verdict, so one committed to a repository could decide verdicts.
+
 Layout: ``<dir>/<fingerprint hex[:16]>/<key[:2]>/<key>.json``, one small JSON file per verdict, written to a
 temporary file and renamed into place, so concurrent writers (threads or processes) never leave half an entry.
 An unreadable or malformed entry is ignored (treated as a miss and overwritten). Error verdicts are never
@@ -30,13 +33,32 @@ from typing import Any
 from graderctl.plugin import Usage, Verdict
 from graderctl.store.fingerprint import canonical_bytes
 
+#: Where the verdict cache was kept before it moved out of projects; nothing reads it any more (an entry
+#: there, committed or forged, decides nothing).
 CACHE_DIR_NAME = ".graderctl-cache"
 CACHE_FORMAT = 1
 
 
-def default_cache_dir(root: Path) -> Path:
-    """Where a project keeps its verdict cache (git-ignored)."""
-    return root / CACHE_DIR_NAME / "verdicts"
+def default_cache_dir(root: Path) -> Path | None:
+    """Where the verdicts graded in the project at ``root`` are cached: ``verdicts/<project>/`` in the user's
+    cache folder (:func:`graderctl.store.set_cache.cache_root`: ``$GRADERCTL_CACHE_DIR``, ``off`` turns it
+    off), one folder per project (by its resolved path). ``None`` when caching is off or there is no home
+    folder.
+
+    Never inside the project: the key is computed from public things (the grader's fingerprint and the
+    input), so an entry committed to a repository or shipped in a pull request could otherwise decide a
+    verdict on inputs it was never graded on; the user's own cache folder cannot be written by a project."""
+    from graderctl.store.set_cache import cache_root
+
+    base = cache_root()
+    if base is None:
+        return None
+    try:
+        where = str(root.resolve())
+    except (OSError, RuntimeError):
+        where = str(root.absolute())
+    project = hashlib.sha256(where.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    return base / "verdicts" / project
 
 
 class VerdictCache:

@@ -68,21 +68,29 @@ class CachedIndex:
         return self.duplicate_keys_checked or not duplicate_keys_checked
 
 
-def cache_dir() -> Path | None:
-    """The folder of set entries, or ``None`` when the cache is off or there is no home folder."""
+def cache_root() -> Path | None:
+    """The user's graderctl cache folder (``$GRADERCTL_CACHE_DIR``, else ``$XDG_CACHE_HOME/graderctl``, else
+    ``~/.cache/graderctl``), or ``None`` when caching is off or there is no home folder. Every cache of
+    graderctl lives under it (sets, trust decisions, verdicts), never inside a project."""
     chosen = os.environ.get(ENV_VAR)
     if chosen is not None:
         if chosen.strip().lower() in ("", "off", "0", "none"):
             return None
-        return Path(chosen) / "sets"
+        return Path(chosen)
     xdg = os.environ.get("XDG_CACHE_HOME")
     if xdg and Path(xdg).is_absolute():
-        return Path(xdg) / "graderctl" / "sets"
+        return Path(xdg) / "graderctl"
     try:
         home = Path.home()
     except (RuntimeError, KeyError, OSError):
         return None
-    return home / ".cache" / "graderctl" / "sets"
+    return home / ".cache" / "graderctl"
+
+
+def cache_dir() -> Path | None:
+    """The folder of set entries, or ``None`` when the cache is off or there is no home folder."""
+    root = cache_root()
+    return None if root is None else root / "sets"
 
 
 def code_identity() -> str:
