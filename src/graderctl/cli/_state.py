@@ -72,7 +72,7 @@ def project_root() -> Path:
     return path
 
 
-def write_bytes(chunks: Iterable[bytes]) -> None:
+def write_bytes(chunks: Iterable[bytes | bytearray]) -> None:
     """Write already-encoded output (UTF-8) to stdout as it comes, without a text layer."""
     global JSON_PRINTED
     JSON_PRINTED = True

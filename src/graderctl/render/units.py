@@ -92,7 +92,7 @@ class UnitsJsonWriter:
     def __init__(self) -> None:
         self._encode_into = msgspec.json.Encoder().encode_into
         self._batch = bytearray()
-        self._chunks: list[bytes] = []
+        self._chunks: list[bytearray] = []
         self._rows = 0
 
     def __call__(self, row: TrialUnits) -> None:
@@ -107,25 +107,26 @@ class UnitsJsonWriter:
             # a string msgspec cannot encode (a lone surrogate): \\u escapes, still one valid JSON document
             del batch[mark:]
             batch += json.dumps(msgspec.to_builtins(row), separators=(",", ":")).encode("ascii")
-        if len(batch) > 1 << 20:
-            self._chunks.append(bytes(batch))
-            batch.clear()
+        if len(batch) > 1 << 20:  # kept as it is (not copied), and a new one started
+            self._chunks.append(batch)
+            self._batch = bytearray()
 
-    def chunks(self, document: UnitsDocument) -> Iterator[bytes]:
+    def chunks(self, document: UnitsDocument) -> Iterator[bytes | bytearray]:
         """The whole document: ``document`` but its ``trials`` (every other field, in order), then the trials
         written (``document.trials`` is not read: it is empty when the trials were streamed)."""
         head = msgspec.to_builtins(msgspec.structs.replace(document, trials=[]))
         del head["trials"]
         text = json.dumps(head, ensure_ascii=False, separators=(",", ":"))
         yield (text[:-1] + ',"trials":[').encode("utf-8")
-        yield from self._chunks
-        self._chunks = []
+        chunks, self._chunks = self._chunks, []
+        while chunks:
+            yield chunks.pop(0)  # let each go once written
         self._batch += b"]}\n"
-        yield bytes(self._batch)
-        self._batch.clear()
+        yield self._batch
+        self._batch = bytearray()
 
 
-def units_json_chunks(document: UnitsDocument) -> Iterator[bytes]:
+def units_json_chunks(document: UnitsDocument) -> Iterator[bytes | bytearray]:
     """The units document as compact UTF-8 JSON, byte for byte what ``json.dumps(msgspec.to_builtins(doc),
     ensure_ascii=False, separators=(",", ":"))`` gives (then a line break), in pieces (see
     :class:`UnitsJsonWriter`)."""

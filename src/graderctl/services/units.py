@@ -334,13 +334,13 @@ def report_units(view: ReportView, corpus: Corpus | None) -> ReportUnits:
     missing: list[data.MissingSource] = []
     citation_units: list[data.CheckUnit] = []
     claim_units: list[data.CheckUnit] = []
+    #: the failure of a claim_support unit whose one citation gives no evidence, by what the citation gives
+    failures: dict[str, str] = {}
     for claim in view.claims:
         cid = claim.id
         prefix = f"citation:{cid}/"
         shown: list[data.UnitsCitation] = []
-        evidence: list[data.Evidence] = []
-        seen: set[str] = set()
-        unresolved: list[str] = []
+        gave: list[tuple[str, data.Evidence] | str] = []
         for index, cit in enumerate(claim.citations, start=1):
             marker = cit.marker
             # a parsed citation (a marker, nothing of its own but perhaps a quote) gives what every other
@@ -354,6 +354,7 @@ def report_units(view: ReportView, corpus: Corpus | None) -> ReportUnits:
                 given = _given(cit, index, sources, shown_sources, corpus, no_text)
             citation, se_input, se_failure, gives = given
             shown.append(citation)
+            gave.append(gives)
             if marker is not None and citation.missing:
                 missing.append(data.MissingSource(cid, marker))
             uid = prefix + (cit.source_id or marker or f"#{index}")
@@ -363,22 +364,35 @@ def report_units(view: ReportView, corpus: Corpus | None) -> ReportUnits:
             else:
                 used[uid] = 1
             citation_units.append(data.CheckUnit(uid, se_input, se_failure))
+        claims.append(data.UnitsClaim(cid, claim.text, claim.span, shown))
+        uid = f"claim:{cid}"
+        if len(gave) == 1:  # the common case
+            gives = gave[0]
+            if isinstance(gives, str):
+                reason = failures.get(gives)
+                if reason is None:
+                    reason = failures[gives] = "no evidence to check the claim against: cites " + gives
+                claim_units.append(data.CheckUnit(uid, None, reason))
+            else:
+                claim_units.append(data.CheckUnit(uid, data.ClaimSupportInput(claim.text, [gives[1]]), None))
+            continue
+        if not gave:
+            claim_units.append(data.CheckUnit(uid, None, "the claim cites no source, so nothing supports it"))
+            continue
+        evidence: list[data.Evidence] = []
+        seen: set[str] = set()
+        unresolved: list[str] = []
+        for gives in gave:
             if isinstance(gives, str):
                 unresolved.append(gives)
             elif gives[0] not in seen:
                 seen.add(gives[0])
                 evidence.append(gives[1])
-        claims.append(data.UnitsClaim(cid, claim.text, claim.span, shown))
         if evidence:
-            claim_units.append(
-                data.CheckUnit(f"claim:{cid}", data.ClaimSupportInput(claim.text, evidence), None)
-            )
-        elif unresolved:
-            reason = "no evidence to check the claim against: cites " + "; ".join(unresolved)
-            claim_units.append(data.CheckUnit(f"claim:{cid}", None, reason))
+            claim_units.append(data.CheckUnit(uid, data.ClaimSupportInput(claim.text, evidence), None))
         else:
-            reason = "the claim cites no source, so nothing supports it"
-            claim_units.append(data.CheckUnit(f"claim:{cid}", None, reason))
+            reason = "no evidence to check the claim against: cites " + "; ".join(unresolved)
+            claim_units.append(data.CheckUnit(uid, None, reason))
     return ReportUnits(claims, shown_sources, missing, citation_units, claim_units)
 
 
@@ -576,7 +590,7 @@ def list_units(
     instead, see :func:`units_document`). Raises :class:`~graderctl.errors.InvalidInputError`."""
     from graderctl.services.score import read_trials, recorded_path
     from graderctl.store.inspect_logs import looks_like_inspect_log
-    from graderctl.store.readers import display_path
+    from graderctl.store.readers import display_path, paused_gc
 
     notes: list[str] = []
     pages: list[CorpusDocument] = []
@@ -586,14 +600,15 @@ def list_units(
         trials, pages = log_trials_and_pages(trials_path, root)
         notes.append(f"{display_path(trials_path, root)} is an Inspect AI log: {len(trials)} trial(s)")
     else:
-        trials = read_trials(trials_path, root)
+        with paused_gc():  # thousands of trials, none part of a cycle: nothing for the collector to find
+            trials = read_trials(trials_path, root)
     corpus, corpus_path = corpus_with_pages(trials_path, corpus_path, pages, root, notes)
     if corpus is None:
         notes.append(
             "no corpus (--corpus PATH): claim_support evidence can only come from text the agent captured in "
             "report.sources"
         )
-    # the document is hundreds of thousands of small, acyclic dicts and lists: the cyclic garbage collector
+    # the document is hundreds of thousands of small, acyclic objects and lists: the cyclic garbage collector
     # would walk all of them again and again as they pile up (a quarter of the time on 2,000 reports, more
     # with more); reference counting frees everything anyway
     gc_was_on = gc.isenabled()
