@@ -64,3 +64,64 @@ def test_units_of_invalid_trials_exit_3(capsys: pytest.CaptureFixture[str], tmp_
     assert code == ExitCode.INVALID_INPUT and "trials.jsonl:1" in err
     code, _, err = run(capsys, tmp_path, "units", str(tmp_path / "missing.jsonl"))
     assert code == ExitCode.INVALID_INPUT
+
+
+MIXED = [
+    {
+        "task_id": "m",
+        "trial_id": "structured",
+        "task": {"question": "q", "nuggets": [{"text": "n1"}, {"text": "n2", "importance": "okay"}]},
+        "report": {
+            "text": "x",
+            "claims": [
+                {
+                    "id": "a",
+                    "text": "Claim a.",
+                    "citations": [
+                        {"source_id": "s1", "quote": "q1"},
+                        {"source_id": "s2"},
+                        {"source_id": "zz"},
+                        {"url": "https://e.org/x?utm_source=a", "doi": "DOI:10.1/ABC", "title": "T"},
+                    ],
+                },
+                {"id": "b", "text": "Claim b."},
+            ],
+            "sources": [
+                {"id": "s1", "url": "https://example.org/a", "doi": "10.1000/X", "title": "S1"},
+                {"id": "s2", "title": "No url", "text": "captured text"},
+            ],
+        },
+    },
+    {
+        "task_id": "m",
+        "trial_id": "waived",
+        "task": {"question": "q", "requires_citations": False},
+        "report": {"text": "Sales rose 5% in 2024.\n"},
+    },
+    {"task_id": "m", "trial_id": "raw", "task": {"question": "q"}, "report": {"text": REPORT}},
+    {"task_id": "m", "trial_id": "empty", "task": {"question": "q"}, "report": {"text": ""}},
+]
+
+
+def test_every_kind_of_units_document_validates_against_the_shipped_schema(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Structured and raw reports, quotes, nuggets (coverage), missing sources, waived and empty trials: the
+    printed document validates against the shipped schema, which says exactly what it holds (every key is
+    required, none other allowed)."""
+    trials = tmp_path / "trials.jsonl"
+    trials.write_text("".join(json.dumps(row) + "\n" for row in MIXED))
+    code, out, err = run(capsys, tmp_path, "units", str(trials), "--format", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    validator = schemas.validator("units")
+    validator.validate(doc)
+    checks = {t["trial_id"]: t["checks"] for t in doc["trials"]}
+    assert checks["structured"]["coverage"]["units"][0]["input"]["nuggets"][1]["importance"] == "okay"
+    assert checks["waived"]["source_existence"]["note"].endswith("not required by the task")
+    assert not checks["raw"]["coverage"]["applies"]
+    claim = doc["trials"][0]["claims"][0]
+    del claim["citations"][0]["quote"]
+    assert not validator.is_valid(doc)  # a key left out
+    claim["citations"][0].update(quote="q1", extra=True)
+    assert not validator.is_valid(doc)  # a key not in the schema

@@ -37,8 +37,8 @@ def _trial(i: int, text: str) -> data.TrialUnits:
         [data.UnitsSource("1", "[1]", "list", "https://example.org/a", "//example.org/a", None, text)],
         [data.UncitedClaim(text, None)],
         [data.MissingSource("c1", "[2]")],
-        {
-            "source_existence": data.CheckUnits(
+        data.UnitsChecks(
+            data.CheckUnits(
                 True,
                 [
                     data.CheckUnit("citation:c1/1", data.SourceExistenceInput(data.Citation(url=text)), None),
@@ -46,9 +46,9 @@ def _trial(i: int, text: str) -> data.TrialUnits:
                 ],
                 None,
             ),
-            "claim_support": data.CheckUnits(True, [unit], None),
-            "coverage": data.CheckUnits(True, [data.CheckUnit("report", coverage, None)], None),
-        },
+            data.CheckUnits(True, [unit], None),
+            data.CheckUnits(True, [data.CheckUnit("report", coverage, None)], None),
+        ),
     )
 
 
@@ -76,7 +76,7 @@ def test_unit_inputs_print_as_the_pydantic_inputs_dump() -> None:
         ("claim_support", ClaimSupportInput),
         ("coverage", CoverageInput),
     ):
-        unit = trial.checks[check].units[0]
+        unit = getattr(trial.checks, check).units[0]
         assert unit.input is not None
         printed = msgspec.json.encode(unit.input)
         dumped = model.model_validate_json(printed).model_dump(mode="json", exclude_none=True)

@@ -145,10 +145,10 @@ def test_units_document_matches_what_score_grades(tmp_path: Path) -> None:
     assert [c.citations[0].missing for c in r1.claims] == [False, False, True]
     assert r1.missing_sources[0].marker == "[7]"
     assert r1.sources[0].url_key == "//iea.org/reports/heat-pumps-2024"
-    assert [u.id for u in r1.checks["source_existence"].units] == [
+    assert [u.id for u in r1.checks.source_existence.units] == [
         u.id for u in citation_units(Trial.model_validate(raw_trial("r1", RAW_TEXT)))
     ]
-    assert doc.trials[1].checks["source_existence"].note == NO_CITATIONS
+    assert doc.trials[1].checks.source_existence.note == NO_CITATIONS
     assert doc.summary.no_citations == 1 and doc.summary.missing_sources == 1
     assert any("no corpus" in n for n in notes)
 

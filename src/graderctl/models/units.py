@@ -1,4 +1,8 @@
-"""The document ``graderctl units --format json`` prints: per trial, what each check would grade."""
+"""The document ``graderctl units --format json`` prints: per trial, what each check would grade.
+
+Every key is always printed (``null`` where there is nothing), so every field is required: the JSON Schema
+generated from these models (``graderctl schema units``) says exactly what the document holds. The document is
+built as the msgspec Structs of :mod:`graderctl.models.units_data`, field for field these models."""
 
 from __future__ import annotations
 
@@ -21,41 +25,41 @@ class ParserInfo(StrictModel):
 class UnitsCitation(StrictModel):
     #: The marker as written (``[3]``, ``[^2]``, ``(Lewis et al., 2020)``, an inline URL); ``null`` for
     #: structured claims.
-    marker: str | None = None
+    marker: str | None
     #: The id of the cited source in ``sources``; ``null`` when the marker points to no listed source.
-    source_id: str | None = None
-    url: str | None = None
-    doi: str | None = None
-    title: str | None = None
-    quote: str | None = None
+    source_id: str | None
+    url: str | None
+    doi: str | None
+    title: str | None
+    quote: str | None
     #: The citation points to no source the report lists (a failed unit).
-    missing: bool = False
+    missing: bool
 
 
 class UnitsClaim(StrictModel):
     id: str
     text: str
     #: ``[start, end)`` character offsets in ``report.text`` (parsed claims only).
-    span: tuple[int, int] | None = None
+    span: tuple[int, int] | None
     citations: list[UnitsCitation]
 
 
 class UnitsSource(StrictModel):
     id: str
-    marker: str | None = None
+    marker: str | None
     #: ``structured``, or where the parser found it: ``list``, ``footnote``, ``definition``, ``inline``.
     origin: str
-    url: str | None = None
+    url: str | None
     #: The normalised URL the corpus is searched by (scheme, ``www.``, tracking parameters, ... dropped).
-    url_key: str | None = None
+    url_key: str | None
     #: Normalised bare DOI (``10.xxxx/...``, lower case).
-    doi: str | None = None
-    title: str | None = None
+    doi: str | None
+    title: str | None
 
 
 class UncitedClaim(StrictModel):
     text: str
-    span: tuple[int, int] | None = None
+    span: tuple[int, int] | None
 
 
 class MissingSource(StrictModel):
@@ -66,17 +70,25 @@ class MissingSource(StrictModel):
 class CheckUnit(StrictModel):
     id: str
     #: What the grader is given; ``null`` for a unit that fails without grading (``failure`` says why).
-    input: SourceExistenceInput | ClaimSupportInput | CoverageInput | None = None
-    failure: str | None = None
+    input: SourceExistenceInput | ClaimSupportInput | CoverageInput | None
+    failure: str | None
 
 
 class CheckUnits(StrictModel):
     #: ``false`` when the check does not apply (coverage of a task without nuggets).
-    applies: bool = True
-    units: list[CheckUnit] = Field(default_factory=list)
+    applies: bool
+    units: list[CheckUnit]
     #: ``no citations found`` when a citation check has no unit (the check fails unless citations are not
     #: required); why the check does not apply otherwise.
-    note: str | None = None
+    note: str | None
+
+
+class UnitsChecks(StrictModel):
+    """Every check's units (``applies`` says whether the check applies to the trial)."""
+
+    source_existence: CheckUnits
+    claim_support: CheckUnits
+    coverage: CheckUnits
 
 
 class TrialUnits(StrictModel):
@@ -84,13 +96,13 @@ class TrialUnits(StrictModel):
     trial_id: str
     #: ``text`` (parsed from ``report.text``), ``structured`` (``report.claims``) or ``empty``.
     units_from: Literal["text", "structured", "empty"]
-    parser: ParserInfo | None = None
-    requires_citations: bool = True
+    parser: ParserInfo | None
+    requires_citations: bool
     claims: list[UnitsClaim]
     sources: list[UnitsSource]
     uncited_claims: list[UncitedClaim]
     missing_sources: list[MissingSource]
-    checks: dict[str, CheckUnits]
+    checks: UnitsChecks
 
 
 class UnitsSummary(StrictModel):
@@ -106,16 +118,16 @@ class UnitsSummary(StrictModel):
     #: `score` fails those checks with `no citations found`.
     no_citations: int = Field(ge=0)
     #: cited claims / (cited + uncited claims); ``null`` when there is no claim at all.
-    citation_coverage: float | None = None
+    citation_coverage: float | None
 
 
 class UnitsDocument(StrictModel):
     """``graderctl units --format json``: exactly the units each check would grade, per trial."""
 
-    schema_version: Literal[1] = 1
-    type: Literal["units"] = "units"
+    schema_version: Literal[1]
+    type: Literal["units"]
     trials_file: str
-    corpus_file: str | None = None
+    corpus_file: str | None
     parser: ParserInfo
     summary: UnitsSummary
     trials: list[TrialUnits]

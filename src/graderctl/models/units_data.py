@@ -118,6 +118,12 @@ class CheckUnits(msgspec.Struct, frozen=True, gc=False):
     note: str | None
 
 
+class UnitsChecks(msgspec.Struct, frozen=True, gc=False):
+    source_existence: CheckUnits
+    claim_support: CheckUnits
+    coverage: CheckUnits
+
+
 class TrialUnits(msgspec.Struct, frozen=True, gc=False):
     task_id: str
     trial_id: str
@@ -128,7 +134,7 @@ class TrialUnits(msgspec.Struct, frozen=True, gc=False):
     sources: list[UnitsSource]
     uncited_claims: list[UncitedClaim]
     missing_sources: list[MissingSource]
-    checks: dict[str, CheckUnits]
+    checks: UnitsChecks
 
 
 class UnitsSummary(msgspec.Struct, frozen=True, gc=False):

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import msgspec
 
-from graderctl.models.units_data import TrialUnits, UnitsDocument
+from graderctl.models.units_data import CheckUnits, TrialUnits, UnitsDocument
 
 _WIDTH = 110
 
@@ -48,7 +48,8 @@ def render_units_text(doc: UnitsDocument) -> str:
                 out.append(_short(line, 140))
         for uncited in t.uncited_claims:
             out.append(f"  uncited: {_short(json.dumps(uncited.text, ensure_ascii=False), 100)}")
-        for check, cu in t.checks.items():
+        for check in t.checks.__struct_fields__:
+            cu: CheckUnits = getattr(t.checks, check)
             if not cu.applies:
                 out.append(f"  {check}: does not apply ({cu.note})")
                 continue

@@ -490,11 +490,11 @@ def trial_units(trial: Trial, corpus: Corpus | None) -> data.TrialUnits:
         list(units.sources.values()),
         [data.UncitedClaim(text, span) for text, span in view.uncited],
         units.missing,
-        {
-            Check.source_existence.value: _check_units(units.citation_units, Check.source_existence, trial),
-            Check.claim_support.value: _check_units(units.claim_units, Check.claim_support, trial),
-            Check.coverage.value: _check_units(_coverage_plan(trial), Check.coverage, trial),
-        },
+        data.UnitsChecks(
+            _check_units(units.citation_units, Check.source_existence, trial),
+            _check_units(units.claim_units, Check.claim_support, trial),
+            _check_units(_coverage_plan(trial), Check.coverage, trial),
+        ),
     )
 
 
@@ -536,7 +536,7 @@ class _Totals:
                 self.citations += n
         self.uncited += len(row.uncited_claims)
         self.missing += len(row.missing_sources)
-        if row.requires_citations and not row.checks[Check.source_existence.value].units:
+        if row.requires_citations and not row.checks.source_existence.units:
             self.no_citations += 1
 
     def summary(self) -> data.UnitsSummary:
