@@ -196,6 +196,42 @@ def test_tidy_blanks_equal_the_in_place_version() -> None:
         assert R._tidy_blanks(text, cites) == R._tidy_blanks_in_place(text, cites), (text, ends)
 
 
+def test_source_entry_shortcuts_equal_the_plain_substitutions() -> None:
+    pieces = [
+        "Report",
+        " ",
+        "\t",
+        ", ",
+        ";",
+        ".",
+        "(",
+        "[",
+        ")",
+        "]",
+        "accessed",
+        "Accessed on",
+        "RETRIEVED",
+        "viewed",
+        "reviewed",
+        "last ",
+        "LAST\t",
+        "May 3, 2025",
+        "2024",
+        "12/05/24",
+        ":",
+        "url",
+        "Available at",
+        "link",
+        "Source:",
+        "x",
+    ]
+    for text in _texts(pieces, 6000, seed=14, longest=12):
+        assert R._accessed_off(text) == R._ACCESSED.sub(" ", text), text
+        assert R._only_url_label(text) == (R._URL_LABEL.sub("", text).strip() == ""), text
+        lowered = text.lower()
+        assert (R._Find.heading_key.search(text) is not None) == any(k in lowered for k in R._HEADING_KEYS)
+
+
 # --- marker blanks tidied in an array of code points -------------------------------------------------------
 
 

@@ -218,6 +218,10 @@ _BODY = re.compile(
 _SUPERSCRIPT_DIGITS = "¹²³⁰⁴⁵⁶⁷⁸⁹"
 
 
+#: One of these is in every word of :data:`_REF_WORDS` (so in every match of :data:`_REF_HEADING`).
+_HEADING_KEYS = ("source", "ref", "citation", "cited", "works", "reading", "bibliography", "notes", "links")
+
+
 class _Find:
     """Patterns that only say where :data:`_BODY` is worth trying (it cannot match anywhere else): speed, not
     rules of the parser, so they are kept out of its fingerprint (which covers the module's patterns)."""
@@ -230,6 +234,8 @@ class _Find:
     semicolon = re.compile(r"[ \t]*;[ \t]*")
     list_separator = re.compile(r"[ \t]*(?:[,;]|and)[ \t]*")
     range_dash = re.compile(r"[ \t]*[-–—][ \t]*")
+    #: One of :data:`_HEADING_KEYS` in any case (in an ASCII line: where a lower-case search finds one).
+    heading_key = re.compile("|".join(_HEADING_KEYS), re.IGNORECASE)
     #: A run of blanks (as a marker leaves).
     blank_run = re.compile(" *")
 
@@ -352,6 +358,8 @@ _URL_LABEL = re.compile(
 )
 #: One of these is in every match of :data:`_ACCESSED`.
 _ACCESSED_WORDS = ("accessed", "retrieved", "visited", "viewed", "consulted")
+#: Every character :data:`_ACCESSED` can match before one of its words (``,;.``, blanks, brackets, ``last``).
+_ACCESSED_OPENING = frozenset(",;. \t([lastLAST")
 _QUOTED_TITLE = re.compile(r"[\"“]([^\"“”\n]{3,}?)[\"”]")
 _YEAR_IN_ENTRY = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)([a-z])?(?!\d)")
 _ENTRY_AUTHOR = re.compile(
@@ -619,8 +627,10 @@ def _entry_source(entry: _Entry, sources: _Sources, ordinal: int) -> ParsedSourc
             title = quoted.group(1).strip(" .,")
     if title is None:
         cleaned = rest
-        if not rest.isascii() or any(word in lowered for word in _ACCESSED_WORDS):
+        if not rest.isascii():
             cleaned = _ACCESSED.sub(" ", cleaned)
+        elif any(word in lowered for word in _ACCESSED_WORDS):
+            cleaned = _accessed_off(cleaned)
         if "10." in cleaned:
             cleaned = _DOI_TEXT.sub(" ", cleaned)
         if has_url:  # rest is body less its link, if any (so when body has none, rest has none)
@@ -655,6 +665,27 @@ def _entry_source(entry: _Entry, sources: _Sources, ordinal: int) -> ParsedSourc
     return source
 
 
+def _accessed_off(text: str) -> str:
+    """``_ACCESSED.sub(" ", text)`` for an ASCII ``text``: where one of its words is written only once (the
+    common case: one match at most), the substitution runs from the characters that can open the match
+    before the word (a run of ``,;.([`` blanks and ``last``) and stops after one match."""
+    lowered = text.lower()
+    if sum(lowered.count(word) for word in _ACCESSED_WORDS) != 1:
+        return _ACCESSED.sub(" ", text)
+    at = min(i for i in (lowered.find(word) for word in _ACCESSED_WORDS) if i != -1)
+    while at > 0 and text[at - 1] in _ACCESSED_OPENING:
+        at -= 1
+    return text[:at] + _ACCESSED.sub(" ", text[at:], count=1)
+
+
+def _only_url_label(text: str) -> bool:
+    """Whether ``text`` is blank once :data:`_URL_LABEL` is taken off its end: that pattern starts with a
+    letter and ends the text, so this is whether it matches from the text's first non-blank character (one
+    match there instead of a search from every character)."""
+    first = len(text) - len(text.lstrip())
+    return first == len(text) or _URL_LABEL.match(text, first) is not None
+
+
 def _entry_id(m: re.Match[str]) -> tuple[str | None, str]:
     b, p, n, c, d = m.group("b"), m.group("p"), m.group("n"), m.group("c"), m.group("d")
     if b is not None:
@@ -687,9 +718,7 @@ def _region_entries(lines: list[str], origin: str = "list") -> list[_Entry]:
         if not starts_new and entries:
             indented = line[:1] in " \t"
             current = entries[-1]
-            only_link = (
-                _BARE_URL.match(body) is not None or _URL_LABEL.sub("", body.split("http")[0]).strip() == ""
-            )
+            only_link = _BARE_URL.match(body) is not None or _only_url_label(body.split("http")[0])
             has_link = _BARE_URL.search(current.text) is not None or "10." in current.text
             if indented or (only_link and not has_link) or body[:1].islower():
                 current.text += " " + body
@@ -698,17 +727,11 @@ def _region_entries(lines: list[str], origin: str = "list") -> list[_Entry]:
     return entries
 
 
-#: One of these is in every word of :data:`_REF_WORDS` (so in every match of :data:`_REF_HEADING`).
-_HEADING_KEYS = ("source", "ref", "citation", "cited", "works", "reading", "bibliography", "notes", "links")
-
-
 def _ref_heading(line: str) -> re.Match[str] | None:
     """:data:`_REF_HEADING` matched on ``line``, tried only when the line holds one of its words (in an ASCII
-    line a lower-case search for them is exact; other lines are always tried)."""
-    if line.isascii():
-        lowered = line.lower()
-        if not any(key in lowered for key in _HEADING_KEYS):
-            return None
+    line a case-insensitive search for them is exact; other lines are always tried)."""
+    if line.isascii() and _Find.heading_key.search(line) is None:
+        return None
     return _REF_HEADING.match(line)
 
 
