@@ -142,6 +142,20 @@ def _citation(marker: str, source_id: str | None, quote: str | None) -> ParsedCi
     return citation
 
 
+def _made(
+    made: dict[tuple[str, str | None, str | None], ParsedCitation],
+    marker: str,
+    source_id: str | None,
+    quote: str | None,
+) -> ParsedCitation:
+    """The citation ``(marker, source_id, quote)`` from ``made``, made and kept there the first time."""
+    key = (marker, source_id, quote)
+    citation = made.get(key)
+    if citation is None:
+        citation = made[key] = _citation(marker, source_id, quote)
+    return citation
+
+
 def _claim(text: str, start: int, end: int, citations: tuple[ParsedCitation, ...]) -> ParsedClaim:
     claim: ParsedClaim = _new(ParsedClaim)
     _claim_text(claim, text)
@@ -1489,6 +1503,10 @@ def parse_report(text: str) -> ParsedReport:
     # a text without any quotation mark has no quote in any sentence (_assign_quotes would say so sentence
     # by sentence)
     has_quotes = '"' in work or "“" in work or "„" in work or "«" in work or "‘" in work
+    # a citation is a frozen value: the sentences that cite the same source the same way share one (and
+    # the one-citation tuple), made once
+    made: dict[tuple[str, str | None, str | None], ParsedCitation] = {}
+    alone: dict[tuple[str, str | None], tuple[ParsedCitation]] = {}
     for idx, (a, b) in enumerate(spans):
         if not real[idx]:
             continue
@@ -1501,8 +1519,11 @@ def parse_report(text: str) -> ParsedReport:
             continue  # its citations went to the sentence before (only the first sentence keeps them)
         if len(mine) == 1 and not has_quotes:  # the common case of the loop below
             only = mine[0]
-            citation = _citation(only.marker, only.source_id, None)
-            claims.append(_claim(cleaned[idx], a, max(b, only.end), (citation,)))
+            pair = (only.marker, only.source_id)
+            single = alone.get(pair)
+            if single is None:
+                single = alone[pair] = (_made(made, only.marker, only.source_id, None),)
+            claims.append(_claim(cleaned[idx], a, max(b, only.end), single))
             continue
         mine.sort(key=_start_of)
         quotes = _assign_quotes(work, a, mine) if has_quotes else [None] * len(mine)
@@ -1513,10 +1534,10 @@ def parse_report(text: str) -> ParsedReport:
             if key in seen:
                 i = seen[key]
                 if quote and citations[i].quote is None:
-                    citations[i] = _citation(citations[i].marker, citations[i].source_id, quote)
+                    citations[i] = _made(made, citations[i].marker, citations[i].source_id, quote)
                 continue
             seen[key] = len(citations)
-            citations.append(_citation(cite.marker, cite.source_id, quote))
+            citations.append(_made(made, cite.marker, cite.source_id, quote))
         claims.append(_claim(cleaned[idx], a, max(b, mine[-1].end), tuple(citations)))
     return ParsedReport(tuple(claims), tuple(sources.by_id.values()), tuple(uncited))
 
