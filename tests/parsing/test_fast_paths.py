@@ -232,6 +232,31 @@ def test_source_entry_shortcuts_equal_the_plain_substitutions() -> None:
         assert (R._Find.heading_key.search(text) is not None) == any(k in lowered for k in R._HEADING_KEYS)
 
 
+def test_a_cleaned_sentence_is_stripped_and_single_spaced() -> None:
+    # _states_something counts its words by its spaces
+    pieces = [
+        "Sales",
+        " rose",
+        "  ",
+        "\t",
+        "\u00a0",
+        "\u2003",
+        "*",
+        "`",
+        "|",
+        "- ",
+        "1. ",
+        "( )",
+        "(;",
+        "[ ]",
+        "x",
+    ]
+    for text in _texts(pieces, 6000, seed=15, longest=14):
+        cleaned = R._clean(text)
+        assert cleaned == " ".join(cleaned.split()), text
+        assert (cleaned.count(" ") + 1 if cleaned else 0) == len(cleaned.split())
+
+
 # --- marker blanks tidied in an array of code points -------------------------------------------------------
 
 

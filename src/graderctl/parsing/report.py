@@ -1310,7 +1310,7 @@ def _states_something(text: str) -> bool:
     question, not an introduction of a list, not about the report itself."""
     if text.endswith(("?", ":")):
         return False
-    words = len(text.split())
+    words = text.count(" ") + 1  # len(text.split()): a cleaned sentence is stripped and single-spaced
     if words < 5:
         return False
     if words < 12 and text[-1] not in ".!\"”’')]%" and "," not in text:
@@ -1474,27 +1474,33 @@ def parse_report(text: str) -> ParsedReport:
     ]
     starts = [a for a, _ in spans]
     per_sentence: dict[int, list[_Cite]] = {}
+    n_spans = len(spans)
+    keeps = [r and not at for r, at in zip(real, attribution, strict=True)]
+    # the sentence of a citation depends only on its span: the citations of one marker share it
+    last_start = last_end = last_idx = -1
     for cite in cites:
-        idx = bisect_right(starts, cite.start) - 1
-        if idx < 0:
-            idx = 0 if spans else -1
-        elif (
-            idx + 1 < len(spans)
-            and cite.start >= spans[idx][1]
-            and "\n" in work[spans[idx][1] : cite.start]
-            and not work[cite.end : spans[idx + 1][0]].strip()
-        ):
-            idx += 1  # a marker opening a line ("- [2] Fast chargers ...") belongs to the sentence after it
-        # a citation standing alone (after the full stop, on an attribution line) belongs to the sentence
-        # before it
-        while (
-            idx > 0
-            and (not real[idx] or attribution[idx])
-            and (cite.start >= spans[idx][1] or not real[idx] or attribution[idx])
-        ):
-            idx -= 1
-        while idx < len(spans) - 1 and not real[idx]:
-            idx += 1
+        start = cite.start
+        if start == last_start and cite.end == last_end:
+            idx = last_idx
+        else:
+            idx = bisect_right(starts, start) - 1
+            if idx < 0:
+                idx = 0 if spans else -1
+            elif (
+                idx + 1 < n_spans
+                and start >= spans[idx][1]
+                and "\n" in work[spans[idx][1] : start]
+                and not work[cite.end : spans[idx + 1][0]].strip()
+            ):
+                # a marker opening a line ("- [2] Fast chargers ...") belongs to the sentence after it
+                idx += 1
+            # a citation standing alone (after the full stop, on an attribution line) belongs to the sentence
+            # before it
+            while idx > 0 and not keeps[idx]:
+                idx -= 1
+            while idx < n_spans - 1 and not real[idx]:
+                idx += 1
+            last_start, last_end, last_idx = start, cite.end, idx
         if idx >= 0:
             per_sentence.setdefault(idx, []).append(cite)
 
