@@ -37,7 +37,7 @@ from collections.abc import Callable, MutableSequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import accumulate
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 
 from graderctl.language.sentences import sentence_spans
 from graderctl.normalize import find_doi, normalize_url
@@ -371,6 +371,8 @@ _URL_LABEL = re.compile(
     r"[ \t]*:?[ \t]*$",
     re.IGNORECASE,
 )
+#: How every match of :data:`_URL_LABEL` ends (before its blanks and colon).
+_URL_LABEL_ENDS = ("at", "from", "online", "url", "link", "web", "source", "doi")
 #: One of these is in every match of :data:`_ACCESSED`.
 _ACCESSED_WORDS = ("accessed", "retrieved", "visited", "viewed", "consulted")
 #: Every character :data:`_ACCESSED` can match before one of its words (``,;.``, blanks, brackets, ``last``).
@@ -510,14 +512,18 @@ def _apply(text: str, edits: list[tuple[int, int, str | None]]) -> str:
     """``text`` with each ``(start, end, replacement)`` applied (``None``: blanked); same length."""
     if not edits:
         return text
-    edits.sort(key=lambda e: e[0])
+    edits.sort(key=_first)
     out: list[str] = []
     last = 0
     for start, end, rep in edits:
         if start < last:  # overlapping edits: the first one wins
             continue
         out.append(text[last:start])
-        out.append(_blank(text[start:end]) if rep is None else _pad(rep, end - start))
+        if rep is not None:
+            out.append(_pad(rep, end - start))
+        else:  # _blank, inline
+            segment = text[start:end]
+            out.append(_NOT_NEWLINE.sub(" ", segment) if "\n" in segment else " " * (end - start))
         last = end
     out.append(text[last:])
     return "".join(out)
@@ -605,10 +611,17 @@ class _Sources:
             return found
         self.links += 1
         sid = f"link{self.links}"
-        while sid in self.by_id:
+        by_id = self.by_id
+        while sid in by_id:
             self.links += 1
             sid = f"link{self.links}"
-        return self.add(_source(sid, "", url, doi, title, url or doi or "", "inline"))
+        # what add() does for a new inline source (its id is new; inline URLs are not normalised)
+        by_id[sid] = _source(sid, "", url, doi, title, url or doi or "", "inline")
+        if doi and doi not in self.by_doi:
+            self.by_doi[doi] = sid
+        if url:
+            self.by_raw.setdefault(url, sid)
+        return sid
 
 
 def _entry_source(entry: _Entry, sources: _Sources, ordinal: int) -> ParsedSource:
@@ -629,14 +642,14 @@ def _entry_source(entry: _Entry, sources: _Sources, ordinal: int) -> ParsedSourc
     lowered = body.lower()
     has_url = "http" in lowered or "www." in lowered
     if url is None and has_url:
-        bare = _BARE_URL.search(body)
+        bare = _bare_url(body, lowered)
         if bare is not None:
             url = _trim_url(bare.group())
             rest = body[: bare.start()] + " " + body[bare.end() :]
     doi = find_doi(body) if ("10." in body) else None
     if url and url.lower().startswith(("doi:", "10.")):
         url = None
-    if title is None:
+    if title is None and ('"' in rest or "“" in rest):  # _QUOTED_TITLE opens with one of them
         quoted = _QUOTED_TITLE.search(rest)
         if quoted is not None:
             title = quoted.group(1).strip(" .,")
@@ -657,7 +670,10 @@ def _entry_source(entry: _Entry, sources: _Sources, ordinal: int) -> ParsedSourc
         # _URL_LABEL ends the text and, with single spaces, is at most 19 characters long: look at the end
         # only (the same first match)
         cut = max(0, len(cleaned) - 32)
-        cleaned = (cleaned[:cut] + _URL_LABEL.sub("", cleaned[cut:])).strip(" -–—|,;:.")
+        end = cleaned[cut:]
+        if not end.isascii() or _may_end_with_url_label(end):
+            end = _URL_LABEL.sub("", end)
+        cleaned = (cleaned[:cut] + end).strip(" -–—|,;:.")
         title = cleaned[:300] or None
     sid = entry.id or str(ordinal)
     marker = entry.marker or f"[{sid}]"
@@ -678,6 +694,36 @@ def _entry_source(entry: _Entry, sources: _Sources, ordinal: int) -> ParsedSourc
         if names:
             sources.has_author_entries = True
     return source
+
+
+def _bare_url(body: str, lowered: str) -> re.Match[str] | None:
+    """``_BARE_URL.search(body)`` (``lowered``: ``body.lower()``): in an ASCII text a match can only start at
+    a ``http`` or ``www.`` of its lower case, so it is tried there (a search tries every character)."""
+    if not body.isascii():
+        return _BARE_URL.search(body)
+    places: list[int] = []
+    for needle in ("http", "www."):
+        i = lowered.find(needle)
+        while i != -1:
+            places.append(i)
+            i = lowered.find(needle, i + 1)
+    places.sort()
+    for i in places:
+        m = _BARE_URL.match(body, i)
+        if m is not None:
+            return m
+    return None
+
+
+def _may_end_with_url_label(text: str) -> bool:
+    """False only where :data:`_URL_LABEL` cannot match the ASCII ``text``: it ends the text with one of its
+    words (then blanks, a colon, blanks)."""
+    if text.endswith("\n"):  # "$" matches before a last line break too
+        text = text[:-1]
+    text = text.rstrip(" \t")
+    if text.endswith(":"):
+        text = text[:-1].rstrip(" \t")
+    return text.lower().endswith(_URL_LABEL_ENDS)
 
 
 def _accessed_off(text: str) -> str:
@@ -814,6 +860,7 @@ class _Cite:
 
 
 _start_of = attrgetter("start")
+_first = itemgetter(0)
 
 
 def _html(text: str) -> str:
@@ -1139,21 +1186,28 @@ def _join_soft_breaks(work: str) -> str:
     """A line break inside a paragraph (the next line goes on with the sentence, as in hard-wrapped text)
     becomes a space; breaks before list items, headings, table rows, quotes and blank lines stay."""
     lines = work.split("\n")
-    out: list[str] = []
-    for i, line in enumerate(lines):
-        out.append(line)
-        if i == len(lines) - 1:
-            break
-        nxt = lines[i + 1].lstrip(" \t")
+    joins: list[int] = []  # i: the break after line i becomes a space
+    tail = lines[0].rstrip(" \t")
+    for i in range(1, len(lines)):
+        line = lines[i]
+        nxt = line.lstrip(" \t")
+        if not nxt:  # a blank line: no break next to it joins
+            tail = ""
+            continue
+        if tail and tail[-1] != "|" and nxt[0] not in "#|>" and _STRUCTURAL_LINE.match(nxt) is None:
+            joins.append(i - 1)
         tail = line.rstrip(" \t")
-        joins = (
-            bool(tail)
-            and bool(nxt)
-            and tail[-1] != "|"
-            and nxt[0] not in "#|>"
-            and _STRUCTURAL_LINE.match(nxt) is None
-        )
-        out.append(" " if joins else "\n")
+    if not joins:
+        return work
+    ends = list(accumulate(map(len, lines)))  # the break after line i is at ends[i] + i
+    out: list[str] = []
+    at = 0
+    for i in joins:
+        k = ends[i] + i
+        out.append(work[at:k])
+        out.append(" ")
+        at = k + 1
+    out.append(work[at:])
     return "".join(out)
 
 
