@@ -233,12 +233,21 @@ def test_source_entry_shortcuts_equal_the_plain_substitutions() -> None:
         "WWW.x.y",
         "ſ",
         "x",
+        "2020",
+        "1999a",
+        "12",
+        "0",
+        "15",
+        "20",
+        "b",
     ]
     for text in _texts(pieces, 8000, seed=14, longest=12):
         assert R._accessed_off(text) == R._ACCESSED.sub(" ", text), text
         assert R._only_url_label(text) == (R._URL_LABEL.sub("", text).strip() == ""), text
         if text.isascii() and not R._may_end_with_url_label(text):
             assert R._URL_LABEL.search(text) is None, text
+        for found, fast in ((R._YEAR_IN_ENTRY.search(text), R._year_in_entry(text)),):
+            assert (found and (found.span(), found.groups())) == (fast and (fast.span(), fast.groups())), text
         found, fast = R._BARE_URL.search(text), R._bare_url(text, text.lower())
         assert (found and (found.span(), found.group())) == (fast and (fast.span(), fast.group())), text
         lowered = text.lower()

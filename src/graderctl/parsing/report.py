@@ -251,6 +251,8 @@ class _Find:
     range_dash = re.compile(r"[ \t]*[-–—][ \t]*")
     #: One of :data:`_HEADING_KEYS` in any case (in an ASCII line: where a lower-case search finds one).
     heading_key = re.compile("|".join(_HEADING_KEYS), re.IGNORECASE)
+    #: The digits of a year as :data:`_YEAR_IN_ENTRY` reads them (without what is around them).
+    year_digits = re.compile(r"(?:1[5-9]|20)\d\d")
     #: A run of blanks (as a marker leaves).
     blank_run = re.compile(" *")
 
@@ -680,7 +682,7 @@ def _entry_source(entry: _Entry, sources: _Sources, ordinal: int) -> ParsedSourc
     source = _source(sid, marker, url, doi, title, body, entry.origin)
     # author-year keys: first author's surname (and an acronym in parentheses) with the year
     author = _ENTRY_AUTHOR.match(body)
-    year = _YEAR_IN_ENTRY.search(body[:300])
+    year = _year_in_entry(body[:300])
     if author is not None and year is not None:
         names = {author.group("name").lower().replace("’", "'")}
         org = _ENTRY_ORG.match(body)
@@ -694,6 +696,17 @@ def _entry_source(entry: _Entry, sources: _Sources, ordinal: int) -> ParsedSourc
         if names:
             sources.has_author_entries = True
     return source
+
+
+def _year_in_entry(text: str) -> re.Match[str] | None:
+    """``_YEAR_IN_ENTRY.search(text)``, tried only where four digits of a year start (its lookbehind keeps the
+    regex engine from skipping ahead: a search tries every character). A match that starts inside one of
+    these runs has a digit before it, so none is passed over."""
+    for m in _Find.year_digits.finditer(text):
+        year = _YEAR_IN_ENTRY.match(text, m.start())
+        if year is not None:
+            return year
+    return None
 
 
 def _bare_url(body: str, lowered: str) -> re.Match[str] | None:
@@ -731,9 +744,15 @@ def _accessed_off(text: str) -> str:
     common case: one match at most), the substitution runs from the characters that can open the match
     before the word (a run of ``,;.([`` blanks and ``last``) and stops after one match."""
     lowered = text.lower()
-    if sum(lowered.count(word) for word in _ACCESSED_WORDS) != 1:
-        return _ACCESSED.sub(" ", text)
-    at = min(i for i in (lowered.find(word) for word in _ACCESSED_WORDS) if i != -1)
+    at = -1
+    for word in _ACCESSED_WORDS:
+        i = lowered.find(word)
+        if i != -1:
+            if at != -1 or lowered.find(word, i + 1) != -1:  # written more than once
+                return _ACCESSED.sub(" ", text)
+            at = i
+    if at == -1:  # no word: no match
+        return text
     while at > 0 and text[at - 1] in _ACCESSED_OPENING:
         at -= 1
     return text[:at] + _ACCESSED.sub(" ", text[at:], count=1)
