@@ -43,10 +43,11 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     n = len(text)
     abbreviations = ABBREVIATIONS
     for m in _SENT_END_RUN.finditer(text):
-        end = m.end()
-        mark = m.start()
+        mark, end = m.span()
         c = text[mark]
-        if c != "\n":
+        if c == "\n":
+            b = mark  # what follows the line break is blank (the match took it along)
+        else:
             # _ends_sentence, inline (it runs once a mark): what follows the blanks after the mark
             nxt = text[end] if end < n else "\n"
             if nxt in _GAP:
@@ -62,23 +63,29 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
                     continue
             if c == ".":
                 w = text.rfind(" ", start, mark) + 1 or start
-                if not text[w:mark].isalnum():
+                word = text[w:mark]
+                if not word.isalnum():
                     w = mark
                     while w > start and not text[w - 1].isspace() and text[w - 1] not in "([\"'“‘":
                         w -= 1
-                word = text[w:mark].lower()
+                    word = text[w:mark]
+                word = word.lower()
                 if word in abbreviations or (len(word) == 1 and word.isalpha()):
                     continue
                 if "." in word and _INITIALISM.fullmatch(word):  # U.S.A. and similar
                     continue
-        # _push_span, inline (it runs once a sentence)
-        a, b = start, end
-        if text[a].isspace():
-            a = b - len(text[a:b].lstrip())
-        if b > a and text[b - 1].isspace():
-            b = a + len(text[a:b].rstrip())
-        if b > a:
-            append((a, b))
+            b = end
+        # _push_span, inline (it runs once a sentence): the span stripped (a mark ends it when it is one)
+        a = start
+        if a < b:
+            if text[a].isspace():
+                a += 1
+                if a < b and text[a].isspace():
+                    a = b - len(text[a:b].lstrip())
+            if c == "\n" and b > a and text[b - 1].isspace():
+                b = a + len(text[a:b].rstrip())
+            if b > a:
+                append((a, b))
         start = end
     _push_span(text, start, n, spans)
     return spans
