@@ -799,7 +799,8 @@ def _region_entries(lines: list[str], origin: str = "list") -> list[_Entry]:
             indented = line[:1] in " \t"
             current = entries[-1]
             only_link = _BARE_URL.match(body) is not None or _only_url_label(body.split("http")[0])
-            has_link = _BARE_URL.search(current.text) is not None or "10." in current.text
+            text = current.text
+            has_link = _bare_url(text, text.lower()) is not None or "10." in text
             if indented or (only_link and not has_link) or body[:1].islower():
                 current.text += " " + body
                 continue
@@ -855,7 +856,7 @@ def _find_regions(lines: list[str]) -> list[tuple[int, int, str]]:
             continue
         m2 = _ENTRY.match(line)
         marked = m2 is not None and (m2.group("b") or m2.group("n") or m2.group("p"))
-        if marked and (_BARE_URL.search(line) or _DOI_TEXT.search(line)):
+        if marked and (_bare_url(line, line.lower()) or ("10." in line and _DOI_TEXT.search(line))):
             k -= 1
             continue
         break
