@@ -13,7 +13,7 @@ from graderctl.services import trust
 from graderctl.services.calibrate import calibrate
 from graderctl.services.listing import list_project
 from graderctl.services.trust import TrustState, is_trusted, trust_for_grader
-from graderctl.store import project, set_cache
+from graderctl.store import project, report_outcomes, set_cache
 from graderctl.store.problems import ProblemSink
 from graderctl.store.project import check_set, find_grader, find_set, index_set, load_set, set_folders
 from graderctl.store.readers import duplicate_keys_checked
@@ -398,6 +398,7 @@ def no_report_reading(monkeypatch: pytest.MonkeyPatch) -> None:
         raise AssertionError("the report was read again")
 
     monkeypatch.setattr(trust, "read_report", fail)
+    monkeypatch.setattr(report_outcomes, "read_report_outcomes", fail)
 
 
 def test_list_decides_a_large_report_once(
@@ -415,6 +416,22 @@ def test_list_decides_a_large_report_once(
     no_report_reading(monkeypatch)
     with pytest.raises(AssertionError, match="read again"):
         is_trusted(find_grader("scripted@1", tmp_path), tmp_path)
+
+
+def test_calibrate_leaves_lists_decision(
+    tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """calibrate decides the report it wrote as list does and keeps the decision: the first list after it
+    does not read the report (and says what a cold list says)."""
+    _calibrated(tmp_path)
+    assert len(decisions(cache)) == 1
+    with monkeypatch.context() as m:
+        no_report_reading(m)
+        warm = list_project(tmp_path).model_dump(mode="json")
+    for entry in decisions(cache):
+        entry.unlink()
+    assert list_project(tmp_path).model_dump(mode="json") == warm
+    assert warm["graders"][0]["trust"][0]["state"] == "trusted"
 
 
 def test_a_hand_edited_report_is_decided_afresh(tmp_path: Path, cache: Path) -> None:

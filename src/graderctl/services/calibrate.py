@@ -165,6 +165,10 @@ def calibrate(
         paths = write_report(root, report, render_markdown(report), keep_json=same)
         if written is not None:
             written.extend(paths)
+        if split is None:
+            from graderctl.services.trust import remember_decision
+
+            remember_decision(grader, cal_set, root)  # list after calibrate is warm (a large report)
     return report
 
 

@@ -133,8 +133,7 @@ def trust_entry(
         return _entry_from_report(grader, cal_set, root, path, shown)
     from graderctl.store import trust_cache
 
-    inputs = [ref, grader.spec.name, str(grader.spec.version), grader.fingerprint]
-    inputs += [cal_set.name, cal_set.fingerprint, shown]
+    inputs = _decision_inputs(grader, cal_set, shown)
     key = trust_cache.decision_key(path, inputs)
     hit = trust_cache.get(key) if key is not None else None
     if hit is not None and hit[0] in {s.value for s in TrustState}:
@@ -144,6 +143,34 @@ def trust_entry(
         trust_cache.put(key, entry.state.value, entry.detail)
     entry.report = None
     return entry
+
+
+def _decision_inputs(grader: LoadedGrader, cal_set: TrustSet, shown: str) -> list[str]:
+    """What a cached decision on a report depends on besides the report's bytes and the code."""
+    spec = grader.spec
+    return [
+        grader.ref,
+        spec.name,
+        str(spec.version),
+        grader.fingerprint,
+        cal_set.name,
+        cal_set.fingerprint,
+        shown,
+    ]
+
+
+def remember_decision(grader: LoadedGrader, cal_set: TrustSet, root: Path) -> None:
+    """Decide the report of ``grader`` on ``cal_set`` as ``list`` does and keep the decision in the user's
+    cache, when the report is large enough to be cached (``calibrate`` calls this after writing a report, so
+    the first ``list`` after it does not check the report again)."""
+    from graderctl.store import trust_cache
+
+    path = find_report(root, cal_set.name, grader.spec.name, grader.spec.version)
+    if path is None:
+        return
+    if trust_cache.decision_key(path, _decision_inputs(grader, cal_set, display_path(path, root))) is None:
+        return  # a small report (or no cache): list decides it in milliseconds
+    trust_entry(grader, cal_set, root, keep_report=False)
 
 
 def _entry_from_report(
