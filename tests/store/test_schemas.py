@@ -271,3 +271,31 @@ def test_schema_and_model_agree(path: Path) -> None:
 def test_schema_and_model_agree_on_edge_cases(name: str, value: dict[str, Any]) -> None:
     model_ok = _model_accepts(_model(name), value)
     assert model_ok == schemas.validator(name).is_valid(value)
+
+
+def test_schema_command_documents_validate(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each shape of ``schema --format json`` (the listing, --check stale and current, --write) validates
+    against the shipped ``schemas`` schema, and has its one section only."""
+    validator = schemas.validator("schemas")  # read from the shipped folder, before it is patched
+
+    def printed(*args: str) -> dict[str, object]:
+        _state.run(app, ["schema", *args, "--format", "json", "-q"])
+        doc = json.loads(capsys.readouterr().out)
+        assert not [e.message for e in validator.iter_errors(doc)], doc
+        return doc
+
+    assert list(printed()) == ["schema_version", "type", "schemas"]
+    assert printed("--check") == {"schema_version": 1, "type": "schemas", "stale": {}}
+    monkeypatch.setattr(schemas, "SCHEMA_DIR", tmp_path)
+    (tmp_path / f"retired{schemas.SUFFIX}").write_text("{}", encoding="utf-8")
+    stale = printed("--check")["stale"]
+    assert stale == {**{n: "missing" for n in schemas.SCHEMAS}, "retired": "not generated"}
+    listing = printed()["schemas"]
+    assert isinstance(listing, list) and not any(s["up_to_date"] for s in listing)
+    assert printed("--write") == {
+        "schema_version": 1,
+        "type": "schemas",
+        "changed": sorted([*schemas.SCHEMAS, "retired"]),
+    }

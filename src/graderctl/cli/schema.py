@@ -25,6 +25,7 @@ def schema(
 ) -> None:
     """Print or regenerate the JSON Schemas of grader definitions, calibration sets, trials, results and
     reports (generated from the models; shipped in graderctl/schemas/)."""
+    from graderctl.models.schemas import SchemasDocument
     from graderctl.store import schemas
 
     if write and check:
@@ -43,31 +44,21 @@ def schema(
                 _state.err(f"wrote {schemas.schema_path(n)}")
             _state.err(f"{len(changed)} schema file(s) changed" if changed else "schema files are up to date")
         if fmt is Format.json:
-            _state.echo_json({"schema_version": 1, "type": "schemas", "changed": changed})
+            _state.echo_json(SchemasDocument(changed=changed).model_dump(mode="json"))
         return
-    stale = schemas.stale()
     if check:
+        stale = schemas.stale()
         for n, what in stale.items():
             _state.err(f"{schemas.schema_path(n)}: {what}; run `{schemas.REGENERATE}`")
         if fmt is Format.json:
-            _state.echo_json({"schema_version": 1, "type": "schemas", "stale": stale})
+            _state.echo_json(SchemasDocument(stale=stale).model_dump(mode="json"))
         if stale:
             _state.exit_with(ExitCode.INVALID_INPUT)
         if not quiet:
             _state.err("schema files are up to date")
         return
     if fmt is Format.json:
-        listing = [
-            {
-                "name": n,
-                "file": str(schemas.schema_path(n)),
-                "model": f"{model.__module__}.{model.__qualname__}",
-                "description": description,
-                "up_to_date": n not in stale,
-            }
-            for n, (model, description) in schemas.SCHEMAS.items()
-        ]
-        _state.echo_json({"schema_version": 1, "type": "schemas", "schemas": listing})
+        _state.echo_json(schemas.listing().model_dump(mode="json"))
         return
     width = max(len(n) for n in schemas.SCHEMAS)
     for n, (_, description) in schemas.SCHEMAS.items():

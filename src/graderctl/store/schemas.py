@@ -31,6 +31,7 @@ from graderctl.models.report_site import ReportSite
 from graderctl.models.reports import CalibrationBatch, CalibrationCheck, CalibrationReport
 from graderctl.models.results import GradedResult, ScoreSummary, TrialsImportSummary
 from graderctl.models.review import ReviewItem, SetsAddSummary
+from graderctl.models.schemas import SchemaEntry, SchemasDocument, Staleness
 from graderctl.models.trials import Trial
 from graderctl.models.tuning import LedgerEntry, TuneResult
 from graderctl.models.units import UnitsDocument
@@ -150,6 +151,11 @@ SCHEMAS: dict[str, tuple[type[BaseModel], str]] = {
         "What any command prints on stdout with `--format json` when it refuses or fails (exit 2 to 6, "
         "130): the exit code, the error and each problem found in the input.",
     ),
+    "schemas": (
+        SchemasDocument,
+        "What `graderctl schema --format json` prints: every registered schema (with --write: the files "
+        "changed; with --check: the stale ones).",
+    ),
 }
 
 
@@ -214,11 +220,11 @@ def shipped(folder: Path | None = None) -> dict[str, str]:
     }
 
 
-def stale(folder: Path | None = None) -> dict[str, str]:
+def stale(folder: Path | None = None) -> dict[str, Staleness]:
     """Shipped schemas that differ from the generated ones, by name: "missing", "differs" or "not generated"
     (a file whose schema is no longer registered)."""
     have = shipped(folder)
-    out: dict[str, str] = {}
+    out: dict[str, Staleness] = {}
     for name, schema in generate().items():
         if name not in have:
             out[name] = "missing"
@@ -243,6 +249,23 @@ def write(folder: Path | None = None) -> list[str]:
         if what == "not generated":
             schema_path(name, base).unlink()
     return sorted(changes)
+
+
+def listing(folder: Path | None = None) -> SchemasDocument:
+    """Every registered schema: its file, model, description and whether the shipped file is up to date."""
+    out_of_date = stale(folder)
+    return SchemasDocument(
+        schemas=[
+            SchemaEntry(
+                name=name,
+                file=str(schema_path(name, folder)),
+                model=f"{model.__module__}.{model.__qualname__}",
+                description=description,
+                up_to_date=name not in out_of_date,
+            )
+            for name, (model, description) in SCHEMAS.items()
+        ]
+    )
 
 
 def load(name: str, folder: Path | None = None) -> dict[str, Any]:
