@@ -49,6 +49,21 @@ def test_calibrate_one_set_prints_a_report_that_validates(capsys: pytest.Capture
     assert_valid("calibration-report", doc)
 
 
+def test_the_schema_declares_every_field_of_the_category_rows(capsys: pytest.CaptureFixture[str]) -> None:
+    """``by_category`` / ``by_generator`` rows carry the labels, the misclassifications and their rate: the
+    shipped schema declares each of them (it said less than the files contain), and the types hold."""
+    code, doc = printed(
+        capsys, "calibrate", "claim-support@1", "--no-write", "--no-cache", "--format", "json", "-q"
+    )
+    assert code in (ExitCode.OK, ExitCode.NEGATIVE_VERDICT)
+    shipped = [json.loads(p.read_text(encoding="utf-8")) for p in sorted((REPO / "reports").glob("*/*.json"))]
+    rows = [r for d in [doc, *shipped] for key in ("by_category", "by_generator") for r in d[key].values()]
+    assert rows and all({"n_good", "n_bad", "false_accepts", "false_rejects", "rate"} <= set(r) for r in rows)
+    declared = schemas.load("calibration-report")["$defs"]["CategoryCounts"]["properties"]
+    assert {k for r in rows for k in r} <= set(declared)
+    assert_valid("calibration-report", doc)
+
+
 def test_calibrate_check_prints_a_check_document_that_validates(capsys: pytest.CaptureFixture[str]) -> None:
     code, doc = printed(capsys, "calibrate", "--all", "--check", "--no-cache", "--format", "json", "-q")
     assert code == ExitCode.OK, doc

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
-from pydantic import Field
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 
 from graderctl.models.base import Label, OpenModel
 from graderctl.models.calset import Policy
@@ -204,12 +204,33 @@ class SampleOutcome(OpenModel):
 
 
 class CategoryCounts(OpenModel):
+    """The outcomes of the samples of one category (or generator) of a set."""
+
+    #: Written only when given (a report that lacks them stays without them).
+    RECORDED: ClassVar[tuple[str, ...]] = ("n_good", "n_bad", "false_accepts", "false_rejects", "rate")
     n: int
     accepted: int
     rejected: int
     errors: int = 0
     #: Samples the grader left undecided (absent when none).
     undecided: int | None = Field(default=None, exclude_if=_unset)
+    #: Known-good and known-bad samples in the row.
+    n_good: int | None = None
+    n_bad: int | None = None
+    #: Known-bad samples accepted, known-good samples rejected.
+    false_accepts: int | None = None
+    false_rejects: int | None = None
+    #: Misclassified over graded (accepted + rejected); ``null`` when none was graded.
+    rate: float | None = None
+
+    @model_serializer(mode="wrap")
+    def _leave_out_unrecorded(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict):
+            for name in self.RECORDED:
+                if name not in self.model_fields_set:
+                    data.pop(name, None)
+        return data
 
 
 class CoverageEstimate(OpenModel):

@@ -20,6 +20,7 @@ import warnings
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
@@ -513,46 +514,65 @@ def _advice(count: int, n: int, limit: float, noun: str) -> SampleSizeAdvice:
     return entry
 
 
+@dataclass
+class _Tally:
+    """The counts of one row of :func:`breakdown` while the outcomes are read."""
+
+    n: int = 0
+    accepted: int = 0
+    rejected: int = 0
+    errors: int = 0
+    undecided: int = 0
+    n_good: int = 0
+    n_bad: int = 0
+    false_accepts: int = 0
+    false_rejects: int = 0
+
+
 def breakdown(
     outcomes: Iterable[SampleOutcome], key: Callable[[SampleOutcome], str | None]
 ) -> dict[str, CategoryCounts]:
     """Counts per key (category, generator): the contract's ``{n, accepted, rejected}`` plus errors, the
     labels, the misclassifications and their ``rate`` (misclassified / graded; ``None`` when none graded)."""
-    rows: dict[str, dict[str, Any]] = {}
+    rows: dict[str, _Tally] = {}
     for o in outcomes:
         k = key(o)
         if k is None:
             continue
-        row = rows.setdefault(
-            k,
-            {
-                "n": 0,
-                "accepted": 0,
-                "rejected": 0,
-                "errors": 0,
-                "n_good": 0,
-                "n_bad": 0,
-                "false_accepts": 0,
-                "false_rejects": 0,
-            },
-        )
-        row["n"] += 1
-        row["n_good" if o.label == Label.good else "n_bad"] += 1
-        if o.undecided:
-            row["undecided"] = row.get("undecided", 0) + 1
-        elif o.accepted is None:
-            row["errors"] += 1
-        elif o.accepted:
-            row["accepted"] += 1
-            row["false_accepts"] += o.label == Label.bad
+        row = rows.setdefault(k, _Tally())
+        row.n += 1
+        if o.label == Label.good:
+            row.n_good += 1
         else:
-            row["rejected"] += 1
-            row["false_rejects"] += o.label == Label.good
-    for row in rows.values():
-        graded = row["accepted"] + row["rejected"]
-        wrong = row["false_accepts"] + row["false_rejects"]
-        row["rate"] = wrong / graded if graded else None
-    return {k: CategoryCounts(**rows[k]) for k in sorted(rows)}
+            row.n_bad += 1
+        if o.undecided:
+            row.undecided += 1
+        elif o.accepted is None:
+            row.errors += 1
+        elif o.accepted:
+            row.accepted += 1
+            row.false_accepts += o.label == Label.bad
+        else:
+            row.rejected += 1
+            row.false_rejects += o.label == Label.good
+    out: dict[str, CategoryCounts] = {}
+    for k in sorted(rows):
+        row = rows[k]
+        graded = row.accepted + row.rejected
+        wrong = row.false_accepts + row.false_rejects
+        out[k] = CategoryCounts(
+            n=row.n,
+            accepted=row.accepted,
+            rejected=row.rejected,
+            errors=row.errors,
+            undecided=row.undecided or None,  # absent when none
+            n_good=row.n_good,
+            n_bad=row.n_bad,
+            false_accepts=row.false_accepts,
+            false_rejects=row.false_rejects,
+            rate=wrong / graded if graded else None,
+        )
+    return out
 
 
 def agreement_of(samples: Sequence[Sample]) -> tuple[LabellerAgreement | None, list[str]]:
