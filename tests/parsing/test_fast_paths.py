@@ -282,6 +282,49 @@ def test_a_cleaned_sentence_is_stripped_and_single_spaced() -> None:
         assert (cleaned.count(" ") + 1 if cleaned else 0) == len(cleaned.split())
 
 
+def _plain_clean(text: str) -> str:
+    """:func:`graderctl.parsing.report._clean` as first written (the blanks always collapsed by a split)."""
+    if "*" in text or "`" in text:
+        text = text.replace("*", "").replace("`", "")
+    if "|" in text:
+        cells = [c.strip() for c in text.strip().strip("|").split("|")]
+        text = ", ".join(c for c in cells if c)
+    text = " ".join(text.split())
+    if text[:1] in R._LEADING_CHARS:
+        text = R._LEADING.sub("", text)
+    if ("(" in text and ("( " in text or "()" in text or "(;" in text or "(," in text)) or (
+        "[" in text and ("[ " in text or "[]" in text)
+    ):
+        text = R._EMPTY_PARENS.sub("", text)
+        text = " ".join(text.split())
+    return text.strip()
+
+
+def test_clean_skips_collapsing_only_what_is_collapsed() -> None:
+    pieces = [
+        "Sales",
+        " rose",
+        "  ",
+        " ",
+        "\t",
+        "\x0b",
+        "\x1f",
+        "\u00a0",
+        "\u2003",
+        "\u2028",
+        "\u200b",
+        "*",
+        "`",
+    ]
+    pieces += ["|", "- ", "1. ", "( )", "(;", "[ ]", "x", "é", "\u00ad", "\n"]
+    for text in _texts(pieces, 8000, seed=16, longest=14):
+        text = text.strip()  # a sentence span is stripped
+        assert R._clean(text) == _plain_clean(text), text
+        if R._spaces_only(text) and "\n" not in text:  # no sentence holds a line break
+            assert R._clean(text, True) == _plain_clean(text), text
+    assert all(not ch.isprintable() for ch in map(chr, range(0x110000)) if ch.isspace() and ch != " ")
+
+
 # --- marker blanks tidied in an array of code points -------------------------------------------------------
 
 

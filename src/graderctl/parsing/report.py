@@ -1360,15 +1360,24 @@ def _tidy_blanks_in_place(work: str, cites: list[_Cite]) -> str:
     return work if buf is None else _joined(buf)
 
 
-def _clean(text: str) -> str:
+def _clean(text: str, spaces_only: bool = False) -> str:
     """A sentence of the working text as a claim: Markdown emphasis, list bullets, table pipes, emptied
-    parentheses and the blanks left by markers removed."""
+    parentheses and the blanks left by markers removed. ``spaces_only``: the text has no blank but the space
+    (see :func:`_spaces_only`)."""
     if "*" in text or "`" in text:
         text = text.replace("*", "").replace("`", "")
     if "|" in text:
         cells = [c.strip() for c in text.strip().strip("|").split("|")]
         text = ", ".join(c for c in cells if c)
-    text = " ".join(text.split())
+    # the blanks collapsed: nothing to do when the only blank is the space, never two in a row nor at an end
+    # (splitting a sentence into words costs more than the rest of this function)
+    if not (
+        (spaces_only or text.isprintable())  # (every blank but the space is unprintable)
+        and "  " not in text
+        and text[:1] != " "
+        and text[-1:] != " "
+    ):
+        text = " ".join(text.split())
     if text[:1] in _LEADING_CHARS:
         text = _LEADING.sub("", text)
     if ("(" in text and ("( " in text or "()" in text or "(;" in text or "(," in text)) or (
@@ -1377,6 +1386,11 @@ def _clean(text: str) -> str:
         text = _EMPTY_PARENS.sub("", text)
         text = " ".join(text.split())
     return text.strip()
+
+
+def _spaces_only(text: str) -> bool:
+    """Whether the only blanks of ``text`` are spaces and line breaks (no sentence holds a line break)."""
+    return text.isascii() and not any(ch in text for ch in "\t\r\x0b\x0c\x1c\x1d\x1e\x1f")
 
 
 def _states_something(text: str) -> bool:
@@ -1540,7 +1554,8 @@ def parse_report(text: str) -> ParsedReport:
 
     # the blanked source list at the end is no sentence: leave it out of the split (spans are unchanged)
     spans = sentence_spans(work[: len(work.rstrip())])
-    cleaned = [_clean(work[a:b]) for a, b in spans]
+    spaces_only = _spaces_only(work)
+    cleaned = [_clean(work[a:b], spaces_only) for a, b in spans]
     real = [bool(t.strip(_NOT_CONTENT)) for t in cleaned]
     attribution = [
         t[:1] in _ATTRIBUTION_START and bool(_ATTRIBUTION_LINE.match(t)) and len(t.split()) <= 25
