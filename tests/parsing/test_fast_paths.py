@@ -168,6 +168,32 @@ def test_candidates_drop_only_places_where_the_citation_pattern_cannot_match() -
             assert fast == sorted(set(fast)), text
             assert set(fast) <= set(plain), text
             assert {i for i in plain if R._BODY.match(text, i) is not None} <= set(fast), text
+        for i, ch in enumerate(text):
+            if ch == "(" and R._BODY.match(text, i) is not None:
+                assert R._may_close(text, i), (text, i)
+
+
+def test_parentheses_left_untried_cannot_match() -> None:
+    longest = "(" + "a" * 199 + " 2020b" + " " * 40 + ")"
+    assert R._BODY.match(longest, 0) is not None and R._may_close(longest, 0)
+    pieces = [
+        "(",
+        ")",
+        "Lewis et al., ",
+        "2020",
+        "1999b",
+        "see ",
+        "x" * 60,
+        "\n",
+        "[1](u)",
+        ";",
+        " ",
+        "Smith",
+    ]
+    for text in _texts(pieces, 6000, seed=17, longest=14):
+        for i, ch in enumerate(text):
+            if ch == "(" and R._BODY.match(text, i) is not None:
+                assert R._may_close(text, i), (text, i)
 
 
 def test_tidy_blanks_equal_the_in_place_version() -> None:
