@@ -351,6 +351,14 @@ def test_clean_skips_collapsing_only_what_is_collapsed() -> None:
     assert all(not ch.isprintable() for ch in map(chr, range(0x110000)) if ch.isspace() and ch != " ")
 
 
+def test_meta_starts_found_by_first_character() -> None:
+    pieces = [*R._META_START, "The ", "“", '"', "(", "I", "We", "x", " ", "Note", "HERE ARE", "é"]
+    for text in _texts(pieces, 6000, seed=18, longest=6):
+        low = text.lower().lstrip("\"'“‘(")
+        assert low.startswith(R._META_START_BY_FIRST.get(low[:1], ())) == low.startswith(R._META_START), text
+    assert sorted(s for group in R._META_START_BY_FIRST.values() for s in group) == sorted(R._META_START)
+
+
 # --- marker blanks tidied in an array of code points -------------------------------------------------------
 
 

@@ -471,6 +471,10 @@ _META_START = (
     "references",
     "disclaimer",
 )
+#: :data:`_META_START` by first character (a text can only start with those that share its first one).
+_META_START_BY_FIRST = {
+    first: tuple(start for start in _META_START if start[0] == first) for first in {s[0] for s in _META_START}
+}
 _WORD_CHAR = re.compile(r"\w")
 _LINK_CITATION_TEXT = re.compile(
     r"^(?:\[?\d{1,3}\]?|\^?\d{1,3}|source|sources|link|here|ref|reference|citation|cite|\W*)$", re.IGNORECASE
@@ -1414,7 +1418,7 @@ def _states_something(text: str) -> bool:
     if words < 12 and text[-1] not in ".!\"”’')]%" and "," not in text:
         return False  # a title or a label on a line of its own, not a sentence
     low = text.lower().lstrip("\"'“‘(")
-    return not low.startswith(_META_START)
+    return not low.startswith(_META_START_BY_FIRST.get(low[:1], ()))
 
 
 def _quotes(sentence: str) -> list[tuple[int, int, str]]:
