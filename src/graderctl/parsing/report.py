@@ -661,10 +661,8 @@ def _entry_source(entry: _Entry, sources: _Sources, ordinal: int) -> ParsedSourc
             title = quoted.group(1).strip(" .,")
     if title is None:
         cleaned = rest
-        if not rest.isascii():
-            cleaned = _ACCESSED.sub(" ", cleaned)
-        elif any(word in lowered for word in _ACCESSED_WORDS):
-            cleaned = _accessed_off(cleaned)
+        # (_accessed_off finds the words itself: the text as is when it has none)
+        cleaned = _ACCESSED.sub(" ", cleaned) if not rest.isascii() else _accessed_off(cleaned)
         if "10." in cleaned:
             cleaned = _DOI_TEXT.sub(" ", cleaned)
         if has_url:  # rest is body less its link, if any (so when body has none, rest has none)
@@ -826,9 +824,15 @@ def _find_regions(lines: list[str]) -> list[tuple[int, int, str]]:
     regions: list[tuple[int, int, str]] = []
     i = 0
     n = len(lines)
+    heading_key = _Find.heading_key.search
     while i < n:
         line = lines[i]
-        m = _ref_heading(line) if len(line) < 200 else None
+        # _ref_heading, inline (it runs once a line; an empty line holds none of its words)
+        m = (
+            _REF_HEADING.match(line)
+            if 0 < len(line) < 200 and (not line.isascii() or heading_key(line) is not None)
+            else None
+        )
         if m is not None:
             rest = m.group("rest").strip()
             if rest and not (
