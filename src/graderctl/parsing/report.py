@@ -1281,15 +1281,18 @@ def _tidy_blanks(work: str, cites: list[_Cite]) -> str:
     pieces: list[tuple[int, int, str]] = []
     last = 0  # the end of the last change: what is read must lie after it
     for end in sorted({c.end for c in cites}):
-        if not (work[end - 1 : end] == " " or work[end : end + 1] == " "):
+        blank_before = end > 0 and work[end - 1] == " "
+        blank_after = end < n and work[end] == " "
+        if not (blank_before or blank_after):
             continue
-        # (" *" matches everywhere: the None branches never run)
-        run = blanks(backwards, n - end)
-        k = end - (run.end() - (n - end) if run is not None else 0)
-        run = blanks(work, end)
-        j = run.end() if run is not None else end
-        if k == j:
-            continue
+        # (" *" matches everywhere: the None branches never run; a side without a blank has none to match)
+        k = j = end
+        if blank_before:
+            run = blanks(backwards, n - end)
+            k = end - (run.end() - (n - end) if run is not None else 0)
+        if blank_after:
+            run = blanks(work, end)
+            j = run.end() if run is not None else end
         lo = hi = -1
         if k > 0 and j < n and work[k - 1] == "(" and work[j] == ")":
             lo, hi = k - 1, j + 1
