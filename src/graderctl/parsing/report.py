@@ -1190,7 +1190,7 @@ def _candidates(work: str, numbered: bool) -> list[int]:
     if numbered:
         # a full stop before a digit, where the "gem" alternative of _BODY can match (not a decimal point)
         found.extend(m.start() for m in _Find.gem_stop.finditer(work))
-        for ch in _SUPERSCRIPT_DIGITS:
+        for ch in _SUPERSCRIPT_DIGITS if not work.isascii() else ():  # (none in an ASCII text)
             i = work.find(ch)
             while i != -1:
                 found.append(i)
