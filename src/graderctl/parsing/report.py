@@ -1623,6 +1623,13 @@ def parse_report(text: str) -> ParsedReport:
     # the one-citation tuple), made once
     made: dict[tuple[str, str | None, str | None], ParsedCitation] = {}
     alone: dict[tuple[str, str | None], tuple[ParsedCitation]] = {}
+    new_object, set_text, set_start, set_end, set_citations = (
+        _new,
+        _claim_text,
+        _claim_start,
+        _claim_end,
+        _claim_citations,
+    )
     for idx, (a, b) in enumerate(spans):
         if not real[idx]:
             continue
@@ -1639,7 +1646,13 @@ def parse_report(text: str) -> ParsedReport:
             single = alone.get(pair)
             if single is None:
                 single = alone[pair] = (_made(made, only.marker, only.source_id, None),)
-            claims.append(_claim(cleaned[idx], a, max(b, only.end), single))
+            # _claim, inline (it runs once a claim)
+            claim: ParsedClaim = new_object(ParsedClaim)
+            set_text(claim, cleaned[idx])
+            set_start(claim, a)
+            set_end(claim, max(b, only.end))
+            set_citations(claim, single)
+            claims.append(claim)
             continue
         mine.sort(key=_start_of)
         quotes = _assign_quotes(work, a, mine) if has_quotes else [None] * len(mine)
