@@ -35,7 +35,6 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable, MutableSequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from itertools import accumulate
 from operator import attrgetter, itemgetter
 
@@ -921,10 +920,9 @@ def _html(text: str) -> str:
     return text
 
 
-@lru_cache(maxsize=4096)
 def _author_year_parts(part: str) -> tuple[str, str, str, bool] | None:
     """``(name, first name, year, more authors)`` of an author-year citation ``part`` (stripped), ``None``
-    when it is none (a pure function of the text: kept for the next time it is written)."""
+    when it is none."""
     m = _AY_PART.match(part)
     if m is None:
         return None
