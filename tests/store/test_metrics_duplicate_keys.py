@@ -320,3 +320,15 @@ def test_named_cases(line: str, pointer: str, key: str) -> None:
 def test_named_lines_without_a_repeat(line: str) -> None:
     assert duplicate_key_problem(line.encode(), "r", 1) is None
     assert not may_repeat_a_key(line.encode())
+
+
+def test_a_repeated_key_beside_a_very_long_integer_is_refused(tmp_path: Path) -> None:
+    """msgspec reads integers of any length; Python's json refuses those over 4,300 digits, and the exact
+    check took such a line for "not JSON, reported elsewhere": the repeated key went through."""
+    line = '{"task_id": "t", "trial_id": "1", "success": true, "x": ' + "9" * 5000 + ', "x": 1}'
+    path = tmp_path / "r.jsonl"
+    path.write_text(line + "\n", encoding="utf-8")
+    with pytest.raises(InvalidInputError) as info:
+        scan_results(path, parallel=False)
+    (problem,) = info.value.problems
+    assert (problem.line, problem.pointer, problem.message) == (1, "", "duplicate key 'x' in one object")

@@ -330,7 +330,9 @@ def duplicate_key_problem(raw: bytes | str, shown: str, line: int | None) -> Pro
     """The first key that appears twice in one object of a JSON text, as a problem; ``None`` if none does
     (or if the text is not JSON: that is reported elsewhere)."""
     try:
-        value = json.loads(raw, object_pairs_hook=_Pairs)
+        # Numbers stay text: only keys matter here, and Python refuses integers of over 4,300 digits that
+        # other parsers (msgspec, pydantic) read.
+        value = json.loads(raw, object_pairs_hook=_Pairs, parse_int=str, parse_float=str)
     except (ValueError, RecursionError):
         return None
     found = _first_duplicate(value)
