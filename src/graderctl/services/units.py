@@ -152,9 +152,16 @@ def report_view(trial: Trial) -> ReportView:
             continue
         sources[s.id] = ViewSource(s.id, s.url, s.doi, s.title, None, s.marker, s.origin)
     view_claims: list[ViewClaim] = []
+    #: the parser gives the claims one citation object per marker, source and quote: so does the view
+    made: dict[int, ViewCitation] = {}
     for i, claim in enumerate(parsed.claims, start=1):
         if not structured:  # the common case: every citation as parsed
-            cits = [ViewCitation(c.source_id, None, None, None, c.quote, c.marker) for c in claim.citations]
+            cits = []
+            for c in claim.citations:
+                view_cit = made.get(id(c))
+                if view_cit is None:
+                    view_cit = made[id(c)] = ViewCitation(c.source_id, None, None, None, c.quote, c.marker)
+                cits.append(view_cit)
         else:
             cits = []
             for cit in claim.citations:
@@ -309,8 +316,8 @@ def report_units(view: ReportView, corpus: Corpus | None) -> ReportUnits:
     """The ``source_existence`` and ``claim_support`` units of a report (inputs as the Structs of
     :mod:`graderctl.models.units_data`: printed by ``units``, and the pydantic inputs ``score`` grades are
     validated from them), with its claims, sources and missing sources as the units document shows them.
-    What a parsed citation gives is worked out once per marker and source (every ``[3]`` of a report cites
-    the same source), and then shared."""
+    What a citation gives is worked out once per citation object (the view shares one object among the
+    claims for each marker, source and quote), and then shared."""
     sources = view.sources
     shown_sources = {
         sid: data.UnitsSource(
@@ -328,7 +335,8 @@ def report_units(view: ReportView, corpus: Corpus | None) -> ReportUnits:
         " (" + ("no corpus given" if corpus is None else "not in the corpus") + ", and the agent captured no "
         "text of it)"
     )
-    known: dict[tuple[str | None, str], _Given] = {}
+    #: what each citation object gives, by its id (the view makes one object per marker, source and quote)
+    known: dict[int, _Given] = {}
     used: dict[str, int] = {}
     claims: list[data.UnitsClaim] = []
     missing: list[data.MissingSource] = []
@@ -343,13 +351,10 @@ def report_units(view: ReportView, corpus: Corpus | None) -> ReportUnits:
         gave: list[tuple[str, data.Evidence] | str] = []
         for index, cit in enumerate(claim.citations, start=1):
             marker = cit.marker
-            # a parsed citation (a marker, nothing of its own but perhaps a quote) gives what every other
-            # citation with the same marker and source gives
-            if marker and cit.quote is None and cit.url is None and cit.doi is None and cit.title is None:
-                key = (cit.source_id, marker)
-                given = known.get(key)
+            if marker or cit.source_id:  # what it gives does not depend on where it is in the claim
+                given = known.get(id(cit))
                 if given is None:
-                    given = known[key] = _given(cit, index, sources, shown_sources, corpus, no_text)
+                    given = known[id(cit)] = _given(cit, index, sources, shown_sources, corpus, no_text)
             else:
                 given = _given(cit, index, sources, shown_sources, corpus, no_text)
             citation, se_input, se_failure, gives = given
