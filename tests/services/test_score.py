@@ -26,6 +26,8 @@ from graderctl.services.score import (
     partial_path,
     score_trials,
 )
+from graderctl.stats import self_preference
+from graderctl.store import schemas
 
 
 @pytest.fixture(autouse=True)
@@ -368,6 +370,12 @@ def test_self_grading_override_with_evidence_is_recorded_in_every_line(tmp_path:
         assert evidence["bad_samples_without_generator"] == 6  # the set's own bad samples (write_set n=6)
         assert evidence["reports"] == ["reports/claim-support-test/cs-judge@1.json"]
         assert record["graders"]["cs-judge@1"]["matches"][0]["relation"] == "same_model"
+        # the statistic and the identities, written field for field (built as models, not via dicts)
+        assert evidence["comparison"] == self_preference(0, 60, 2, 60).to_dict()
+        match = record["graders"]["cs-judge@1"]["matches"][0]
+        assert list(match) == ["relation", "judge", "generator", "trials"] and match["trials"] >= 1
+        assert list(match["judge"]) == list(evidence["judge"]) == ["model", "provider", "canonical", "family"]
+        assert not [e.message for e in schemas.validator("graded-result").iter_errors(line)]
 
 
 def test_self_grading_override_refused_on_one_of_two_own_family_samples(tmp_path: Path) -> None:

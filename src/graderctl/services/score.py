@@ -66,6 +66,7 @@ from graderctl.models.results import (
     GradedResult,
     ModelRefRecord,
     ParserRecord,
+    RateCount,
     Rescored,
     RescoredFrom,
     ScoredGrader,
@@ -374,6 +375,11 @@ def load_family_map(root: Path) -> FamilyMap:
     return fmap
 
 
+def model_ref_record(ref: ModelRef) -> ModelRefRecord:
+    """A model as the family map identified it, as written in a document."""
+    return ModelRefRecord(model=ref.raw, provider=ref.provider, canonical=ref.canonical, family=ref.family)
+
+
 def _generator_ref(trial: TrialLike, fmap: FamilyMap) -> ModelRef | None:
     if trial.generator is None:
         return None
@@ -436,11 +442,23 @@ def self_grading_evidence(
 
     return SelfGradingEvidence(
         reports=[path for path, _ in reports],
-        judge=ModelRefRecord.model_validate(judge.to_dict()),
+        judge=model_ref_record(judge),
         own_family=rate(own),
         other_families=rate(other),
         bad_samples_without_generator=unknown,
-        comparison=SelfPreferenceComparison.model_validate(result.to_dict()),
+        comparison=SelfPreferenceComparison(
+            own_family=RateCount(count=result.own_count, n=result.own_n, value=result.own_rate),
+            other_families=RateCount(count=result.other_count, n=result.other_n, value=result.other_rate),
+            diff=result.diff,
+            ci_low=result.ci_low,
+            ci_high=result.ci_high,
+            confidence=result.confidence,
+            method="newcombe-hybrid-score",
+            margin=result.margin,
+            min_samples=result.min_samples,
+            outcome=result.outcome,
+            explanation=result.explanation,
+        ),
         rule=(
             f"allowed when at least {result.min_samples} known-bad samples of the judge's own family and "
             f"{result.min_samples} of other families were graded and the upper end of the "
@@ -519,7 +537,12 @@ def self_grading_guard(
         evidence = self_grading_evidence(judge, usable, fmap)
         record.graders[g.ref] = SelfGradingGrader(
             matches=[
-                SelfGradingMatchRecord.model_validate({**m.to_dict(), "trials": len(ids)})
+                SelfGradingMatchRecord(
+                    relation=m.relation,
+                    judge=model_ref_record(m.judge),
+                    generator=model_ref_record(m.generator),
+                    trials=len(ids),
+                )
                 for m, ids in found[g.ref]
             ],
             evidence=evidence,
