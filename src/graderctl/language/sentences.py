@@ -20,6 +20,7 @@ __all__ = ["ABBREVIATIONS", "sentence_spans", "split_sentences"]
 
 #: Words a full stop does not end a sentence after.
 ABBREVIATIONS: frozenset[str] = vocabulary.words("abbreviations")
+_LONGEST_ABBREVIATION = max(map(len, ABBREVIATIONS), default=0)
 #: A run of ``.!?`` and closing quotes/brackets before whitespace, or a line break. Written to begin with one
 #: character set so that the regex engine skips to candidates quickly (it equals
 #: ``[.!?]+['"”’)\]]*(?=\s)|\n``, several times slower on long texts).
@@ -69,11 +70,14 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
                     while w > start and not text[w - 1].isspace() and text[w - 1] not in "([\"'“‘":
                         w -= 1
                     word = text[w:mark]
-                word = word.lower()
-                if word in abbreviations or (len(word) == 1 and word.isalpha()):
-                    continue
-                if "." in word and _INITIALISM.fullmatch(word):  # U.S.A. and similar
-                    continue
+                # a word longer than every abbreviation, without a full stop, is none of the three (lower
+                # case never makes a word shorter)
+                if len(word) <= _LONGEST_ABBREVIATION or "." in word:
+                    word = word.lower()
+                    if word in abbreviations or (len(word) == 1 and word.isalpha()):
+                        continue
+                    if "." in word and _INITIALISM.fullmatch(word):  # U.S.A. and similar
+                        continue
             b = end
         # _push_span, inline (it runs once a sentence): the span stripped (a mark ends it when it is one)
         a = start
