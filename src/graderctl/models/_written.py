@@ -16,7 +16,7 @@ class WrittenModel(BaseModel):
     """A document (or section) graderctl writes. The fields named in ``OPTIONAL`` appear only when they were
     given: an absent section stays absent, and a ``null`` that was produced stays ``null``."""
 
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, defer_build=True)
     OPTIONAL: ClassVar[tuple[str, ...]] = ()
 
     @model_serializer(mode="wrap")

@@ -12,13 +12,15 @@ class StrictModel(BaseModel):
     """Authored inputs reject unknown fields, so a typo is an error and not silently ignored. Numbers are
     finite: ``1e400`` (infinity to a JSON parser) is an error, not a cost of ``inf``."""
 
-    model_config = ConfigDict(extra="forbid", frozen=False, populate_by_name=True, allow_inf_nan=False)
+    model_config = ConfigDict(
+        extra="forbid", frozen=False, populate_by_name=True, allow_inf_nan=False, defer_build=True
+    )
 
 
 class OpenModel(BaseModel):
     """Documents written by other tools (results) may carry fields we do not know; keep them."""
 
-    model_config = ConfigDict(extra="allow", populate_by_name=True, allow_inf_nan=False)
+    model_config = ConfigDict(extra="allow", populate_by_name=True, allow_inf_nan=False, defer_build=True)
 
 
 class Check(StrEnum):

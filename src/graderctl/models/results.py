@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from graderctl.models.base import ModelIdentity, NonEmptyStr, OpenModel
 from graderctl.models.trials import Cost
@@ -205,7 +205,14 @@ class GradedResult(OpenModel):
 # --- the summary `score --format json` prints --------------------------------------------------------
 
 
-class ScoredGrader(BaseModel):
+class _Summary(BaseModel):
+    """A summary printed by a command (no config of its own): its validator is built when first used, not
+    at import (``list`` and ``--help`` import this module but never use it)."""
+
+    model_config = ConfigDict(defer_build=True)
+
+
+class ScoredGrader(_Summary):
     grader: str
     check: str
     fingerprint: str
@@ -214,7 +221,7 @@ class ScoredGrader(BaseModel):
     trust_sets: list[str]
 
 
-class ReviewSummary(BaseModel):
+class ReviewSummary(_Summary):
     """The review file ``score`` wrote: its path, how many units it holds and why."""
 
     path: str
@@ -222,7 +229,7 @@ class ReviewSummary(BaseModel):
     by_status: dict[str, int]
 
 
-class ScoreSummary(BaseModel):
+class ScoreSummary(_Summary):
     """What ``graderctl score --format json`` prints: counts over the results file written."""
 
     schema_version: Literal[1] = 1
@@ -260,7 +267,7 @@ class ScoreSummary(BaseModel):
 # --- the summary `trials import --format json` prints ------------------------------------------------
 
 
-class ImportedResults(BaseModel):
+class ImportedResults(_Summary):
     """The result lines written with ``--results-output``: success from the harness's own scores."""
 
     scorer: str | None
@@ -269,13 +276,13 @@ class ImportedResults(BaseModel):
     null: int = Field(ge=0)
 
 
-class ImportedCost(BaseModel):
+class ImportedCost(_Summary):
     input_tokens: int = Field(ge=0)
     output_tokens: int = Field(ge=0)
     usd: float | None
 
 
-class TrialsImportSummary(BaseModel):
+class TrialsImportSummary(_Summary):
     """What ``graderctl trials import ... --format json`` prints."""
 
     schema_version: Literal[1] = 1
