@@ -170,3 +170,24 @@ def test_normalize_url_fast_path_for_plain_queries_equals_urllib() -> None:
         )
         general = n._normalize_url_general(n._strip_prose(unicodedata.normalize("NFKC", url)))
         assert n.normalize_url.__wrapped__(url) == general, url
+
+
+def test_memoised_host_and_tracking_keys_equal_the_uncached_ones() -> None:
+    """Hosts and query keys are memoised (the memo emptied when full): the same answers as computed afresh,
+    before and after the memo fills, and URL keys equal urllib's path's either way."""
+    import unicodedata
+
+    from graderctl import normalize as n
+
+    hosts = ["WWW.Example.COM.", "münchen.de", "xn--mnchen-3ya.de", "www.", "", "a..b", "ex-ample.co.uk"]
+    keys = ["utm_source", "UTM_Campaign", "fbclid", "a", "", "wt.mc_id", "wtxmc_id", "_ga", "_gax"]
+    for round_ in range(2):
+        for i in range(n._MEMO_LIMIT + 10):  # past the limit: the memo is emptied and refilled
+            host, key = hosts[i % len(hosts)] + ("" if round_ else str(i)), keys[i % len(keys)] + str(i % 3)
+            assert n._host_key(host) == n._host_key_of(host)
+            assert n._is_tracking(key) == (n._TRACKING_PARAMS.match(key) is not None)
+            assert len(n._HOST_KEYS) <= n._MEMO_LIMIT and len(n._TRACKING) <= n._MEMO_LIMIT
+    for key in keys:
+        url = f"https://{hosts[0]}/a?{key}=1&b=2"
+        general = n._normalize_url_general(n._strip_prose(unicodedata.normalize("NFKC", url)))
+        assert n.normalize_url.__wrapped__(url) == general, url

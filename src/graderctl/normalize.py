@@ -47,7 +47,33 @@ def _strip_prose(text: str) -> str:
     return text
 
 
+#: :func:`_host_key` and :func:`_is_tracking` by their argument: a few hosts and query keys recur across
+#: thousands of URLs (the memo is emptied when it grows past ``_MEMO_LIMIT`` entries)
+_HOST_KEYS: dict[str, str] = {}
+_TRACKING: dict[str, bool] = {}
+_MEMO_LIMIT = 4096
+
+
 def _host_key(host: str) -> str:
+    key = _HOST_KEYS.get(host)
+    if key is None:
+        if len(_HOST_KEYS) >= _MEMO_LIMIT:
+            _HOST_KEYS.clear()
+        key = _HOST_KEYS[host] = _host_key_of(host)
+    return key
+
+
+def _is_tracking(key: str) -> bool:
+    """Whether a query parameter named ``key`` only tracks where a click came from."""
+    tracking = _TRACKING.get(key)
+    if tracking is None:
+        if len(_TRACKING) >= _MEMO_LIMIT:
+            _TRACKING.clear()
+        tracking = _TRACKING[key] = _TRACKING_PARAMS.match(key) is not None
+    return tracking
+
+
+def _host_key_of(host: str) -> str:
     host = host.lower().rstrip(".")
     if not host.isascii():
         with contextlib.suppress(UnicodeError):
@@ -88,11 +114,12 @@ def normalize_url(url: str) -> str:
         for piece in simple.group(3).split("&"):
             if piece:
                 key, _, value = piece.partition("=")
-                if not _TRACKING_PARAMS.match(key):
+                if not _is_tracking(key):
                     items.append((key, value))
+        if not items:  # only tracking parameters (or none)
+            return "//" + host + path
         items.sort()
-        query = "&".join(f"{k}={v.replace('=', '%3D')}" for k, v in items)
-        return "//" + host + path + ("?" + query if query else "")
+        return "//" + host + path + "?" + "&".join(f"{k}={v.replace('=', '%3D')}" for k, v in items)
     return _normalize_url_general(text)
 
 
@@ -103,7 +130,7 @@ def _normalize_url_general(text: str) -> str:
     elif "://" not in text:
         text = "http://" + text
     parts = urlsplit(text)
-    host = _host_key(parts.hostname or "")
+    host = _host_key_of(parts.hostname or "")
     port = ""
     try:
         if parts.port is not None and parts.port not in _DEFAULT_PORTS:
