@@ -36,13 +36,16 @@ from pathlib import Path
 from typing import Any, Literal
 
 from graderctl.errors import InvalidInputError, Problem, UsageError
-from graderctl.models.base import Check
+from graderctl.models.base import Check, Label
 from graderctl.models.calset import (
     SAMPLE_MODELS,
+    Citation,
     CorpusDocument,
     Policy,
     Sample,
     SetManifest,
+    SourceExistenceInput,
+    SourceExistenceSample,
 )
 from graderctl.models.imports import ImportSummary
 from graderctl.store.problems import ProblemSink
@@ -505,14 +508,14 @@ def _quote_checks(
     vocabulary: list[str],
     all_quotes: list[tuple[str, str]],
     skipped: Counter[str],
-) -> list[tuple[str, str, dict[str, Any], str]]:
+) -> list[tuple[str, str, Citation, str]]:
     """The quote checks made from one WiCE page: ``(label, category, citation, rationale)``."""
     url = _page_url(c.id)
     sentence = c.sentences[rng.choice(quotable)]
-    made: list[tuple[str, str, dict[str, Any], str]] = []
+    made: list[tuple[str, str, Citation, str]] = []
 
-    def add(label: str, category: str, citation: dict[str, Any], why: str) -> None:
-        quote = citation.get("quote")
+    def add(label: str, category: str, citation: Citation, why: str) -> None:
+        quote = citation.quote
         # a corruption that happens to be on the page after all is no bad example
         if (
             label == "bad"
@@ -527,7 +530,7 @@ def _quote_checks(
     add(
         "good",
         "verbatim_quote",
-        {"source_id": c.id, "quote": sentence},
+        Citation(source_id=c.id, quote=sentence),
         "a supporting sentence, verbatim",
     )
     variant_url = rng.choice(
@@ -541,7 +544,7 @@ def _quote_checks(
     add(
         "good",
         "typographic_variant",
-        {"url": variant_url, "title": c.title, "quote": _typographic_variant(sentence, rng)},
+        Citation(url=variant_url, title=c.title, quote=_typographic_variant(sentence, rng)),
         "a supporting sentence with typographic variation, cited by a URL variant",
     )
     ell = _ellipsis_variant(sentence, rng)
@@ -549,7 +552,7 @@ def _quote_checks(
         add(
             "good",
             "ellipsis_quote",
-            {"source_id": c.id, "url": url, "quote": ell},
+            Citation(source_id=c.id, url=url, quote=ell),
             "a sentence with an omission marked by an ellipsis",
         )
     changed = _change_number(sentence, rng)
@@ -557,7 +560,7 @@ def _quote_checks(
         add(
             "bad",
             "changed_number",
-            {"source_id": c.id, "quote": changed},
+            Citation(source_id=c.id, quote=changed),
             "a number of the sentence changed",
         )
     else:
@@ -566,14 +569,14 @@ def _quote_checks(
             add(
                 "bad",
                 "changed_word",
-                {"source_id": c.id, "quote": changed},
+                Citation(source_id=c.id, quote=changed),
                 "a word of the sentence changed",
             )
     category = bad_category
     if category == "negation_flip":
         neg = _negate(sentence)
         if neg:
-            add("bad", category, {"source_id": c.id, "quote": neg}, "the sentence's negation flipped")
+            add("bad", category, Citation(source_id=c.id, quote=neg), "the sentence's negation flipped")
         else:
             category = "quote_from_other_page"
     if category == "quote_from_other_page":
@@ -583,7 +586,7 @@ def _quote_checks(
                 add(
                     "bad",
                     category,
-                    {"source_id": c.id, "url": url, "quote": other},
+                    Citation(source_id=c.id, url=url, quote=other),
                     f"a sentence of another page ({other_id})",
                 )
                 break
@@ -595,14 +598,14 @@ def _quote_checks(
             add(
                 "bad",
                 category,
-                {"source_id": c.id, "quote": c.sentences[i].rstrip() + " " + c.sentences[j].lstrip()},
+                Citation(source_id=c.id, quote=c.sentences[i].rstrip() + " " + c.sentences[j].lstrip()),
                 "two sentences of the page that are not adjacent, joined without an ellipsis",
             )
     elif category == "fabricated_source":
         add(
             "bad",
             category,
-            {"url": _mangle_url(url, rng), "title": c.title, "quote": sentence},
+            Citation(url=_mangle_url(url, rng), title=c.title, quote=sentence),
             "a real sentence and title, but a URL that is not the page's",
         )
     return made
@@ -612,7 +615,6 @@ def build_wice_source_existence(
     claims: list[_WiceClaim], *, name: str, policy: Policy, policy_origin: str, seed: int = 0
 ) -> ImportedSet:
     """Quote checks over the real WiCE pages (see the module docstring)."""
-    model = SAMPLE_MODELS[Check.source_existence]
     corpus = [_page_document(c) for c in claims]
     norm_pages = {c.id: _norm("\n".join(c.sentences)) for c in claims}
     vocabulary = sorted(
@@ -640,17 +642,14 @@ def build_wice_source_existence(
             skipped=skipped,
         )
         for n, (label, cat, citation, why) in enumerate(made):
-            citation = {k2: v for k2, v in citation.items() if v is not None}
             samples.append(
-                model.model_validate(
-                    {
-                        "id": f"wice-se-{c.id}-{n + 1}",
-                        "label": label,
-                        "category": cat,
-                        "group": c.id,
-                        "rationale": why,
-                        "input": {"citation": citation},
-                    }
+                SourceExistenceSample(
+                    id=f"wice-se-{c.id}-{n + 1}",
+                    label=Label(label),
+                    category=cat,
+                    group=c.id,
+                    rationale=why,
+                    input=SourceExistenceInput(citation=citation),
                 )
             )
     manifest = SetManifest(
