@@ -19,6 +19,7 @@ import math
 import os
 import re
 import tomllib
+import types
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
@@ -350,6 +351,17 @@ def duplicate_key_problem(raw: bytes | str, shown: str, line: int | None) -> Pro
     )
 
 
+def _key_checks() -> types.ModuleType | None:
+    """:mod:`graderctl.store.json_keys` when records are checked for duplicate keys (else ``None``): each
+    line is then read once by msgspec, which proves most lines free of repeated keys and of non-finite
+    numbers (the exact checks run on the others)."""
+    if not _CHECK_DUPLICATE_KEYS.get():
+        return None
+    from graderctl.store import json_keys
+
+    return json_keys
+
+
 def iter_jsonl_models(
     path: Path,
     model: type[M],
@@ -385,14 +397,19 @@ def iter_jsonl_fast(
     last_line_open = not data.endswith(b"\n")
     total = data.count(b"\n") + (1 if last_line_open else 0)
     first = True
-    check_keys = _CHECK_DUPLICATE_KEYS.get()
+    keys = _key_checks()
     for number, raw in iter_json_lines(data, shown, sink):
-        if (b"NaN" in raw or b"Infinity" in raw) and _non_finite_json(raw, number, shown, sink):
+        value = keys.read_strictly(raw) if keys is not None else None
+        if (
+            (keys is None or value is keys.UNREAD)  # msgspec reads no NaN, Infinity or number out of range
+            and (b"NaN" in raw or b"Infinity" in raw)
+            and _non_finite_json(raw, number, shown, sink)
+        ):
             continue
         record = fast(raw) if fast is not None else None
         if record is not None:
             first = False
-            if check_keys:
+            if keys is not None and keys.may_repeat_a_key_of(raw, value):
                 duplicate = duplicate_key_problem(raw, shown, number)
                 if duplicate is not None:
                     sink.add(duplicate)
@@ -415,7 +432,7 @@ def iter_jsonl_fast(
                 )
             continue
         first = False
-        if check_keys:
+        if keys is not None and keys.may_repeat_a_key_of(raw, value):
             duplicate = duplicate_key_problem(raw, shown, number)
             if duplicate is not None:
                 sink.add(duplicate)
@@ -494,9 +511,14 @@ def iter_jsonl_file_models(
     longest line): yields ``(line, offset, length, model)`` for each valid line, where ``offset`` and
     ``length`` locate the line's bytes in the file."""
     first = True
-    check_keys = _CHECK_DUPLICATE_KEYS.get()
+    keys = _key_checks()
     for number, offset, raw, last_open in iter_file_lines(path, shown, sink, fh=fh):
-        if (b"NaN" in raw or b"Infinity" in raw) and _non_finite_json(raw, number, shown, sink):
+        value = keys.read_strictly(raw) if keys is not None else None
+        if (
+            (keys is None or value is keys.UNREAD)  # msgspec reads no NaN, Infinity or number out of range
+            and (b"NaN" in raw or b"Infinity" in raw)
+            and _non_finite_json(raw, number, shown, sink)
+        ):
             continue
         try:
             item = model.model_validate_json(raw, strict=strict)
@@ -507,7 +529,7 @@ def iter_jsonl_file_models(
             _problems_of_line(exc, raw, number, shown, sink, model, last=last_open)
             continue
         first = False
-        if check_keys:
+        if keys is not None and keys.may_repeat_a_key_of(raw, value):
             duplicate = duplicate_key_problem(raw, shown, number)
             if duplicate is not None:
                 sink.add(duplicate)

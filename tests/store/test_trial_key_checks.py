@@ -1,0 +1,126 @@
+"""Trials (and every file read with duplicate keys checked) are read once by msgspec, which proves most lines
+free of repeated keys and of NaN/Infinity, so the exact checks run only on the others: the problems, their
+order and the records must be exactly those of the exact checks run on every line (differential tests)."""
+
+from __future__ import annotations
+
+import json
+import random
+import types
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from graderctl.models.trials import Trial
+from graderctl.store import json_keys, readers
+from graderctl.store.problems import ProblemSink
+
+#: A stand-in for :mod:`graderctl.store.json_keys` that proves nothing: every line gets the NaN/Infinity scan
+#: and the exact duplicate-key check, as before the filter.
+_EXACT = types.SimpleNamespace(
+    UNREAD=json_keys.UNREAD,
+    read_strictly=lambda raw: json_keys.UNREAD,
+    may_repeat_a_key_of=lambda raw, value: True,
+)
+
+_T = '"task_id": "t", "task": {"question": "q"}, '
+_REPORT = '"report": {"text": "Sales rose to 5 GW in 2023 [1].\\n\\nSources:\\n[1] https://a.org/x"}'
+_LINES = [
+    "{" + _T + '"trial_id": "a", ' + _REPORT + "}",
+    ("{" + _T + '"trial_id":"b",' + _REPORT + "}").replace(": ", ":").replace(", ", ","),
+    "{" + _T + '"trial_id": "c", "trial_id": "c2", ' + _REPORT + "}",
+    "{" + _T + '"trial_id": "d", "report": {"text": "x", "text": "y"}}',
+    "{" + _T + '"trial_id": "e", "report": {"text": "NaN and Infinity in prose"}}',
+    "{" + _T + '"trial_id": "f", "report": {"text": "NaN"}, "cost": {"usd": NaN}}',
+    "{" + _T + '"trial_id": "g", "report": {"text": "Infinity"}, "cost": {"usd": 1e999}}',
+    "{" + _T + '"trial_id": "h", "report": {"text": "NaN"}, "cost": {"x": -Infinity}}',
+    "{" + _T + '"trial_id": "i", "report": {"text": "NaN"}, "cost": {"usd": 1.797693134862315808e308}}',
+    "{" + _T + '"trial_id": "j", "report": {"text": "NaN"}, "cost": {"usd": 1.7976931348623158e308}}',
+    "{" + _T + '"trial_id": "k", "report": {"text": "NaN"}, "cost": {"x": ' + "9" * 5000 + "}}",
+    "{" + _T + '"trial_id": "l", "report": {"text": "NaN"}, "cost": {"x": ' + "9" * 5000 + ', "x": 1}}',
+    "{" + _T + '"trial_id": "m", "report": {"text": "z"}, "cost": {"a": [{"k": 1, "k": 2}]}}',
+    "{" + _T + '"trial_id": "n", "\\u0074rial_id": "n2", "report": {"text": "z"}}',
+    "{" + _T + '"trial_id": "o", "report": {"text": "caf\\u00e9 \\"q\\": x", "sources": []}}',
+    "{" + _T + '"trial_id": "p", "report": {"text": "\\ud800 lone"}, "cost": {"a": 1, "a": 1}}',
+    "{" + _T + '"trial_id": "q", "report": {"text": "NaN"}, "cost": {"v": NaN, "v": 2}}',
+    "{" + _T + '"trial_id": "r", "report": {"text": "ok"}, "cost": {"usd": 1.5}}',
+    "{" + _T + '"trial_id": "s", "report": {"text": "ok"}}  ',
+    "{" + _T + '"trial_id": "u", "report": {"text": "Infinity"}, "cost": {"x": [1, 2e400]}}',
+    "{" + _T + '"trial_id": "v", "report": {"text": "Infinity"}, "cost": {"x": [1, 2e300]}}',
+    '{"task_id": "t", "trial_id": "w", "report": {"text": "NaN"}, "cost": {"usd": NaN}}',
+]
+
+
+def _read(path: Path, keys: Any, monkeypatch: pytest.MonkeyPatch) -> tuple[list[Any], ...]:
+    monkeypatch.setattr(readers, "_key_checks", lambda: keys)
+    out = []
+    with readers.duplicate_keys_checked():
+        sink = ProblemSink(cap=10_000)
+        rows = readers.read_jsonl_models(path, Trial, shown="trials.jsonl", sink=sink)
+        out.append([(n, t.model_dump()) for n, t in rows])
+        out.append([p.model_dump() if hasattr(p, "model_dump") else repr(p) for p in sink.problems])
+        sink = ProblemSink(cap=10_000)
+        items = list(readers.iter_jsonl_file_models(path, Trial, shown="trials.jsonl", sink=sink))
+        out.append([(n, o, ln, t.model_dump()) for n, o, ln, t in items])
+        out.append([p.model_dump() if hasattr(p, "model_dump") else repr(p) for p in sink.problems])
+    return tuple(out)
+
+
+def _same(path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[list[Any], ...]:
+    filtered = _read(path, json_keys, monkeypatch)
+    exact = _read(path, _EXACT, monkeypatch)
+    assert filtered == exact
+    return filtered
+
+
+def test_key_and_non_finite_checks_as_the_exact_ones(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "trials.jsonl"
+    path.write_text("\n".join(_LINES) + "\n", encoding="utf-8")
+    rows, problems, _, _ = _same(path, monkeypatch)
+    messages = " | ".join(str(p) for p in problems)
+    # the bad lines are still refused, for the same reasons
+    assert "duplicate key 'trial_id'" in messages and "duplicate key 'text'" in messages
+    assert "not a finite number" in messages and "duplicate key 'k'" in messages
+    assert [n for n, _ in rows][:2] == [1, 2]
+    for line in _LINES:  # one line at a time too (a problem on the first line is read differently)
+        path.write_text(line + "\n", encoding="utf-8")
+        _same(path, monkeypatch)
+
+
+def test_random_lines_as_the_exact_checks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(5)
+    words = ["NaN", "Infinity", "-Infinity", "1e999", "1.5", "2", '"s"', "null", '"NaN"', "true"]
+    keys = ["a", "b", "text", "trial_id", "\\u0061"]
+
+    def value(depth: int) -> str:
+        roll = rng.random()
+        if depth < 3 and roll < 0.2:
+            return "[" + ", ".join(value(depth + 1) for _ in range(rng.randint(0, 3))) + "]"
+        if depth < 3 and roll < 0.4:
+            members = [f'"{rng.choice(keys)}": {value(depth + 1)}' for _ in range(rng.randint(0, 3))]
+            return "{" + rng.choice([", ", ","]).join(members) + "}"
+        return rng.choice(words)
+
+    lines = []
+    for i in range(400):
+        extra = ", ".join(f'"{rng.choice(keys)}": {value(1)}' for _ in range(rng.randint(0, 3)))
+        text = rng.choice(["plain", "NaN", "Infinity"])
+        line = f'{{{_T}"trial_id": "r{i}", "report": {{"text": "{text}"}}, "cost": {{{extra}}}}}'
+        if rng.random() < 0.1:
+            line = line.replace('"trial_id"', '"trial_id": "x", "trial_id"')
+        lines.append(line)
+    path = tmp_path / "trials.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    rows, problems, _, _ = _same(path, monkeypatch)
+    assert rows and problems  # both kinds occur
+
+
+def test_compact_and_spaced_lines_are_proved_free_of_repeats() -> None:
+    line = {"task_id": "t", "trial_id": "a", "report": {"text": "NaN x", "sources": [{"id": "1"}]}}
+    for raw in (json.dumps(line).encode(), json.dumps(line, separators=(",", ":")).encode()):
+        value = json_keys.read_strictly(raw)
+        assert value is not json_keys.UNREAD
+        assert not json_keys.may_repeat_a_key_of(raw, value)
+    assert json_keys.read_strictly(b'{"a": NaN}') is json_keys.UNREAD
+    assert json_keys.read_strictly(b'{"a": 1e999}') is json_keys.UNREAD
