@@ -199,10 +199,12 @@ def test_a_set_name_is_the_projects_set_whatever_the_current_folder_holds(
     assert find_set("./fp-set", project).path.resolve() == (here / "fp-set").resolve()
     assert find_set(str(here / "fp-set"), project).path.resolve() == (here / "fp-set").resolve()
     assert find_set("fp-set/samples.jsonl", project).path.resolve() == (here / "fp-set").resolve()
-    # A bare name the project lacks is not looked up in the current folder; the message says how to.
+    # A bare name the project lacks is a folder of the current folder (the contract: a set name or a path).
     shutil.move(here / "fp-set", here / "mine")
     problems = problems_of(lambda: find_set("mine", project))
-    assert any("unknown calibration set 'mine'" in p and "./mine" in p for p in problems), problems
+    assert problems and not any("unknown calibration set" in p for p in problems), problems  # read, as a folder
+    assert all(p.startswith("mine/") for p in problems), problems
+    assert any("unknown calibration set 'nope'" in p for p in problems_of(lambda: find_set("nope", project)))
 
 
 def test_load_set_reports_manifest_samples_and_corpus_problems_together(project: Path) -> None:

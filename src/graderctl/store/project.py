@@ -1216,9 +1216,11 @@ def looks_like_a_path(name_or_path: str) -> bool:
 
 
 def find_set(name_or_path: str, root: Path) -> LoadedSet:
-    """The set ``name_or_path`` names. A name (no separator, not a ``.jsonl`` file) is always the project's
-    set under ``<root>/calibration_sets/``, never a folder of the current folder that happens to share it
-    (write ``./NAME`` for that); a path is a set folder, or a set's ``samples.jsonl`` (its folder)."""
+    """The set ``name_or_path`` names. A name (no separator, not a ``.jsonl`` file) is the project's set under
+    ``<root>/calibration_sets/`` whenever the project has one, never a folder of the current folder that
+    happens to share it (write ``./NAME`` for that); only a name the project lacks is read as a folder of the
+    current folder (the contract's "a path to its folder"). A path is a set folder, or a set's
+    ``samples.jsonl`` (its folder)."""
     if looks_like_a_path(name_or_path):
         as_path = Path(name_or_path)
         if as_path.is_file() and as_path.name.endswith(".jsonl"):
@@ -1229,16 +1231,13 @@ def find_set(name_or_path: str, root: Path) -> LoadedSet:
         folder = root / SETS_DIR / name_or_path
         if folder.is_dir():
             return load_set(folder, root=root)
+        if Path(name_or_path).is_dir():
+            return load_set(Path(name_or_path), root=root)
     known = [p.name for p in set_folders(root)]
     fix = (
         "give a set name from `graderctl list` or a path to a set folder, or point at another project with "
         "`graderctl --root PROJECT ...` (or $GRADERCTL_ROOT)"
     )
-    if not looks_like_a_path(name_or_path) and Path(name_or_path).is_dir():
-        fix = (
-            f"a set name is looked up in the project only; to use the folder {name_or_path!r} of the current "
-            f"folder, write ./{name_or_path}"
-        )
     raise InvalidInputError(
         f"unknown calibration set {name_or_path!r}",
         [
