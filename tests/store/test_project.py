@@ -202,7 +202,7 @@ def test_a_set_name_is_the_projects_set_whatever_the_current_folder_holds(
     # A bare name the project lacks is a folder of the current folder (the contract: a set name or a path).
     shutil.move(here / "fp-set", here / "mine")
     problems = problems_of(lambda: find_set("mine", project))
-    assert problems and not any("unknown calibration set" in p for p in problems), problems  # read, as a folder
+    assert problems and not any("unknown calibration set" in p for p in problems), problems
     assert all(p.startswith("mine/") for p in problems), problems
     assert any("unknown calibration set 'nope'" in p for p in problems_of(lambda: find_set("nope", project)))
 
