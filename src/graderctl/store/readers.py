@@ -362,6 +362,33 @@ def _key_checks() -> types.ModuleType | None:
     return json_keys
 
 
+def _non_finite_refused(
+    keys: types.ModuleType | None, value: Any, raw: bytes, number: int, shown: str, sink: ProblemSink
+) -> bool:
+    """Whether line ``number`` holds a NaN or Infinity literal (its problem said). Looked for only where
+    msgspec could not read the line (``value`` from :func:`_key_checks`), as msgspec reads no NaN, Infinity
+    or number out of range."""
+    return (
+        (keys is None or value is keys.UNREAD)
+        and (b"NaN" in raw or b"Infinity" in raw)
+        and _non_finite_json(raw, number, shown, sink)
+    )
+
+
+def _repeated_key_refused(
+    keys: types.ModuleType | None, value: Any, raw: bytes, number: int, shown: str, sink: ProblemSink
+) -> bool:
+    """Whether line ``number`` repeats a key in one object (its problem said), when keys are checked: the
+    exact check runs only on a line the cheap filter cannot clear."""
+    if keys is None or not keys.may_repeat_a_key_of(raw, value):
+        return False
+    duplicate = duplicate_key_problem(raw, shown, number)
+    if duplicate is None:
+        return False
+    sink.add(duplicate)
+    return True
+
+
 def iter_jsonl_models(
     path: Path,
     model: type[M],
@@ -400,20 +427,13 @@ def iter_jsonl_fast(
     keys = _key_checks()
     for number, raw in iter_json_lines(data, shown, sink):
         value = keys.read_strictly(raw) if keys is not None else None
-        if (
-            (keys is None or value is keys.UNREAD)  # msgspec reads no NaN, Infinity or number out of range
-            and (b"NaN" in raw or b"Infinity" in raw)
-            and _non_finite_json(raw, number, shown, sink)
-        ):
+        if _non_finite_refused(keys, value, raw, number, shown, sink):
             continue
         record = fast(raw) if fast is not None else None
         if record is not None:
             first = False
-            if keys is not None and keys.may_repeat_a_key_of(raw, value):
-                duplicate = duplicate_key_problem(raw, shown, number)
-                if duplicate is not None:
-                    sink.add(duplicate)
-                    continue
+            if _repeated_key_refused(keys, value, raw, number, shown, sink):
+                continue
             yield number, record
             continue
         try:
@@ -432,11 +452,8 @@ def iter_jsonl_fast(
                 )
             continue
         first = False
-        if keys is not None and keys.may_repeat_a_key_of(raw, value):
-            duplicate = duplicate_key_problem(raw, shown, number)
-            if duplicate is not None:
-                sink.add(duplicate)
-                continue
+        if _repeated_key_refused(keys, value, raw, number, shown, sink):
+            continue
         yield number, item
 
 
@@ -514,11 +531,7 @@ def iter_jsonl_file_models(
     keys = _key_checks()
     for number, offset, raw, last_open in iter_file_lines(path, shown, sink, fh=fh):
         value = keys.read_strictly(raw) if keys is not None else None
-        if (
-            (keys is None or value is keys.UNREAD)  # msgspec reads no NaN, Infinity or number out of range
-            and (b"NaN" in raw or b"Infinity" in raw)
-            and _non_finite_json(raw, number, shown, sink)
-        ):
+        if _non_finite_refused(keys, value, raw, number, shown, sink):
             continue
         try:
             item = model.model_validate_json(raw, strict=strict)
@@ -529,11 +542,8 @@ def iter_jsonl_file_models(
             _problems_of_line(exc, raw, number, shown, sink, model, last=last_open)
             continue
         first = False
-        if keys is not None and keys.may_repeat_a_key_of(raw, value):
-            duplicate = duplicate_key_problem(raw, shown, number)
-            if duplicate is not None:
-                sink.add(duplicate)
-                continue
+        if _repeated_key_refused(keys, value, raw, number, shown, sink):
+            continue
         yield number, offset, len(raw), item
 
 
