@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from graderctl.errors import InvalidInputError, Problem, UsageError
 from graderctl.models.metrics import (
@@ -65,6 +66,9 @@ from graderctl.store.metrics_inputs import (
     read_weights,
     scan_results,
 )
+
+if TYPE_CHECKING:
+    from graderctl.stats import ErrorRateCounts
 
 DEFAULT_KS = (1, 2, 3, 5, 10)
 DEFAULT_N_BOOT = 2000
@@ -152,19 +156,19 @@ def _short(fingerprint: str | None) -> str:
 
 @dataclass
 class ErrorRates:
+    """A check's false accepts and false rejects, pooled over the calibration reports named in ``reports``
+    (summed as they are read; :class:`graderctl.stats.ErrorRateCounts` once pooled)."""
+
     far_count: int
     far_n: int
     frr_count: int
     frr_n: int
     reports: list[str]
 
-    @property
-    def far(self) -> float:
-        return self.far_count / self.far_n
+    def counts(self) -> ErrorRateCounts:
+        from graderctl.stats import ErrorRateCounts
 
-    @property
-    def frr(self) -> float:
-        return self.frr_count / self.frr_n
+        return ErrorRateCounts(self.far_count, self.far_n, self.frr_count, self.frr_n)
 
 
 def _calibration_rates(
@@ -213,7 +217,7 @@ def _correction(
     seed: int,
 ) -> tuple[CorrectionApplied | CorrectionNotApplied, list[str]]:
     from graderctl.errors import StatisticsError
-    from graderctl.stats import rogan_gladen_interval
+    from graderctl.stats import composite_error_rates, rogan_gladen_interval
 
     rates, notes = _calibration_rates(scan, root, explicit)
     checks = required or sorted(scan.graders)
@@ -240,27 +244,22 @@ def _correction(
                 ],
             )
         return CorrectionNotApplied(why=why), notes
-    used = {c: rates[c] for c in checks}
+    used = {c: rates[c].counts() for c in checks}
     if len(used) == 1:
-        ((check, r),) = used.items()
-        far_count, far_n, frr_count, frr_n = r.far_count, r.far_n, r.frr_count, r.frr_n
+        ((check, rule),) = used.items()
         approach = f"single check {check!r}: FAR and FRR of its grader, pooled over its calibration report(s)"
         approximation = False
     else:
         # A trial succeeds when every required check passes: stats.composite_error_rates (largest FAR,
         # FRR = 1 - prod(1 - FRR_i) over the smallest calibration set).
-        from graderctl.stats import ErrorRateCounts, composite_error_rates
-
-        rule = composite_error_rates(
-            [ErrorRateCounts(r.far_count, r.far_n, r.frr_count, r.frr_n) for r in used.values()]
-        )
-        far_count, far_n, frr_count, frr_n = rule.far_count, rule.far_n, rule.frr_count, rule.frr_n
+        rule = composite_error_rates(list(used.values()))
         approach = (
             "approximation for a rule of several checks: FAR = the largest check FAR (a bad trial usually "
             "fails one check), FRR = 1 - prod(1 - FRR_check) (independent errors), with the smallest "
             "calibration set as the FRR sample size"
         )
         approximation = True
+    far_count, far_n, frr_count, frr_n = rule.far_count, rule.far_n, rule.frr_count, rule.frr_n
     far = far_count / far_n
     frr = frr_count / frr_n
     base = CorrectionNotApplied(
@@ -277,7 +276,7 @@ def _correction(
             c: CheckErrorRates(
                 far=RateCount(value=r.far, count=r.far_count, n=r.far_n),
                 frr=RateCount(value=r.frr, count=r.frr_count, n=r.frr_n),
-                reports=r.reports,
+                reports=rates[c].reports,
             )
             for c, r in used.items()
         },
