@@ -55,3 +55,114 @@ def test_cautious_split_cuts_less() -> None:
         "She left!",
     ]
     assert T.split_sentences("  ", cautious=True) == []
+
+
+# --- the fast splitter: patterns that decide most candidates alone, line breaks merged by position ---------
+# (checked against the plain reference; its slow path keeps the full tests for everything the patterns leave
+# open: possible abbreviations, non-ASCII or no next character, blanks other than " \t\r\xa0")
+
+_TRICKY = (
+    "abcdegijkmnprstuvxyzAMSUK .!?\n\t\r\u00a0\u2003\u2028\x0b\x0c\x1c\x85'\")]([“‘”’"
+    "\u212a\u0130\u017fǅⒶ²½1-–—,;:é中%$_"
+)
+
+
+def test_sentence_spans_equal_the_reference_on_random_strings_of_tricky_characters() -> None:
+    import random
+
+    rng = random.Random(13)
+    for _ in range(30_000):
+        alphabet = rng.sample(_TRICKY, rng.randint(3, len(_TRICKY)))
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
+        assert T.sentence_spans(text) == reference_spans(text), text
+
+
+def test_sentence_spans_equal_the_reference_on_words_around_full_stops() -> None:
+    import random
+
+    rng = random.Random(17)
+    pieces = [
+        # abbreviations in every case, words that end like one, long words, non-ASCII ones lower() changes
+        *(
+            "Mr",
+            "MR",
+            "mR",
+            "u.s",
+            "U.S.A",
+            "ph.d",
+            "e.g",
+            "approx",
+            "Sept",
+            "jan",
+            "xjan",
+            "Bjan",
+            "Inc",
+            "p.m",
+        ),
+        *(
+            "year",
+            "growth",
+            "review",
+            "abcdefg",
+            "ABCDEFG",
+            "abcdef",
+            "\u212a",
+            "u.\u212a",
+            "\u0130nc",
+            "\u017f",
+        ),
+        *("a", "B", "é", "É", "中", "1", "2015", "3.5", "It", "The", "k", "s.", "a.b.c", "_", "%", "$"),
+        *(
+            ".",
+            ". ",
+            "..",
+            "...",
+            "!",
+            "?",
+            "?!",
+            ".)",
+            ".'",
+            '."',
+            "’",
+            "”",
+            ")",
+            "]",
+            "(",
+            "[",
+            "'",
+            '"',
+            "“",
+        ),
+        *(" ", "  ", "    ", "\t", "\r", "\u00a0", "\u2003", "\u2028", "\x0b", "\x1c", "\x85", "\n", "\n\n"),
+        *(" \n", "-", "–", "—", ",", ";", ":"),
+    ]
+    for _ in range(20_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 40)))
+        assert T.sentence_spans(text) == reference_spans(text), text
+
+
+def test_sentence_spans_equal_the_reference_on_the_example_reports() -> None:
+    import json
+    from pathlib import Path
+
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    texts = [
+        json.loads(line)["report"]["text"]
+        for path in sorted(examples.glob("*/trials.jsonl"))
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
+    assert len(texts) >= 20
+    for text in texts:
+        for variant in (text, text.replace("\n", " "), text.replace(". ", ".    "), text.replace("?", ".")):
+            assert T.sentence_spans(variant) == reference_spans(variant)
+
+
+def test_most_full_stops_of_plain_prose_are_decided_by_the_pattern() -> None:
+    # the fast path is taken (group 1) after ordinary words and numbers, not after an abbreviation or initial
+    text = (
+        "Growth rose 5%. Sales fell in 2024. It was a good year. Mr. Lee spoke. J. Doe left. See the U.S. So"
+    )
+    sure = [text[: m.start()].split()[-1] for m in T._FULL_STOP.finditer(text) if m.lastindex]
+    assert sure == ["5%", "2024", "year", "spoke", "left"]
+    assert T.sentence_spans(text) == reference_spans(text)

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import re
 
-from graderctl.language import sentences
 from graderctl.language.sentences import ABBREVIATIONS
+
+#: The candidates as the splitter first found them: a run of ``.!?`` and closing quotes/brackets before a
+#: blank, or a line break.
+_SENT_END = re.compile(r"[.!?]+['\"”’)\]]*(?=\s)|\n")
 
 
 def reference_spans(text: str) -> list[tuple[int, int]]:
@@ -24,7 +27,7 @@ def reference_spans(text: str) -> list[tuple[int, int]]:
 
     spans: list[tuple[int, int]] = []
     start, n = 0, len(text)
-    for m in sentences._SENT_END.finditer(text):
+    for m in _SENT_END.finditer(text):
         end = m.end()
         if m.group() != "\n":
             j = end

@@ -13,6 +13,7 @@ sentences but one cautious piece."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from graderctl.language import vocabulary
 
@@ -21,17 +22,83 @@ __all__ = ["ABBREVIATIONS", "sentence_spans", "split_sentences"]
 #: Words a full stop does not end a sentence after.
 ABBREVIATIONS: frozenset[str] = vocabulary.words("abbreviations")
 _LONGEST_ABBREVIATION = max(map(len, ABBREVIATIONS), default=0)
-#: A run of ``.!?`` and closing quotes/brackets before whitespace, or a line break. Written to begin with one
-#: character set so that the regex engine skips to candidates quickly (it equals
-#: ``[.!?]+['"”’)\]]*(?=\s)|\n``, several times slower on long texts).
-_SENT_END = re.compile(r"[\n.!?](?:(?<=\n)|[.!?]*['\"”’)\]]*(?=\s))")
-#: :data:`_SENT_END` with the blanks after a line break taken along (further line breaks among them included):
-#: they would only end empty sentences (what the splitter reads is the same, one match a blank run).
-_SENT_END_RUN = re.compile(r"[\n.!?](?:(?<=\n)\s*|[.!?]*['\"”’)\]]*(?=\s))")
 _INITIALISM = re.compile(r"(?:[a-z]\.)+[a-z]")
 #: The blanks skipped after a sentence end before looking at the next character.
 _GAP = " \t\r\u00a0"
+
+
+def _may_follow(c: str) -> bool:
+    """Whether a sentence end may come before ``c``, the first character after the blanks that follow the mark
+    (a line break at the end of the text)."""
+    return (c.isupper() or c.isdigit() or c in "'\"‘“([" or not c.isalpha()) and c not in "-–—,;:"
+
+
+def _char_class(chars: Iterable[str]) -> str:
+    """A character class of ``chars`` (ASCII), runs written as ranges."""
+    codes = sorted(map(ord, chars))
+    runs: list[list[int]] = []
+    for code in codes:
+        if runs and code == runs[-1][1] + 1:
+            runs[-1][1] = code
+        else:
+            runs.append([code, code])
+    return "[" + "".join(f"\\x{a:02x}" if a == b else f"\\x{a:02x}-\\x{b:02x}" for a, b in runs) + "]"
+
+
+def _suffix_trie(words: Iterable[str]) -> str:
+    """A pattern matching exactly ``words`` (non-empty, lower-case ASCII), first letters branched once."""
+    by_first: dict[str, list[str]] = {}
+    for word in sorted(set(words)):
+        by_first.setdefault(word[0], []).append(word[1:])
+    return "|".join(f"{first}(?:{'|'.join(rests)})" for first, rests in by_first.items())
+
+
+_ASCII = [chr(i) for i in range(128)]
+# What lets the patterns below decide a candidate alone (sentence_spans runs the full tests on the others):
+# - the first character after the blanks: a sentence never ends before _REFUSED_NEXT (lower-case ASCII
+#   letters, "-", ",", ";", ":"), so the patterns leave those candidates out; it may end before the other
+#   ASCII ones that are no blank, and before a line break (_PLAIN_NEXT).
+_PLAIN_NEXT = _char_class(c for c in _ASCII if c == "\n" or (not c.isspace() and _may_follow(c)))
+_REFUSED_NEXT = _char_class(c for c in _ASCII if not c.isspace() and not _may_follow(c))
+# - the word before a full stop (back to a blank or an opening bracket/quote) is no abbreviation, no single
+#   letter and no initialism when: its last three characters are lower-case ASCII letters that end no
+#   abbreviation (lower() leaves them as they are; an initialism ends ".x"); or the character before the full
+#   stop is ASCII, no letter, no full stop, and ends no abbreviation; or the characters before it, one more
+#   than the longest abbreviation has, are neither blanks, opening brackets/quotes nor full stops (lower case
+#   never makes a word shorter; without a full stop at -2 it is no initialism).
+_ENDS3 = sorted({w[-3:] for w in ABBREVIATIONS if re.fullmatch("[a-z]{3}", w[-3:])})
+_LAST_CHARS = {w[-1] for w in ABBREVIATIONS if w}
+_NOT_WORD_END = _char_class(c for c in _ASCII if not c.isalpha() and c != "." and c not in _LAST_CHARS)
+_NOT_ABBREVIATION = (
+    rf"(?<=[a-z]{{3}}\.)(?<!(?:{_suffix_trie(_ENDS3)})\.)"
+    rf"|(?<={_NOT_WORD_END}\.)"
+    rf"|(?<=[^\s.(\[\"'“‘]{{{_LONGEST_ABBREVIATION + 1}}}\.)"
+)
+_CLOSERS = "['\"”’)\\]]*"
+
+
+def _mark_pattern(first: str, sure: str) -> re.Pattern[str]:
+    # (the lookahead after the first character only saves time: every candidate passes it, a decimal point
+    # does not)
+    return re.compile(
+        rf"{first}(?=[.!?'\"”’)\]\s])"
+        rf"(?:(?:{sure})[.!?]*{_CLOSERS}(?=\s)([ \t\r\u00a0]*+)(?={_PLAIN_NEXT})"
+        rf"|[.!?]*{_CLOSERS}(?=\s)(?![ \t\r\u00a0]*+{_REFUSED_NEXT}))"
+    )
+
+
+#: A sentence end candidate: a run of ``.!?`` and closing quotes/brackets before a blank (``[.!?]+['"”’)\]]*
+#: (?=\s)``), unless the first character after the blanks is one a sentence never ends before. Group 1 (the
+#: blanks after the run) matches only when the run surely ends a sentence: the word before a full stop is no
+#: abbreviation (see above) and the next character is a plain ASCII one. :data:`_FULL_STOP` begins with the
+#: full stop itself, so the regex engine skips to candidates several times faster than with a character set;
+#: it finds what :data:`_MARK` finds in a text without ``!`` and ``?``.
+_FULL_STOP = _mark_pattern(r"\.", _NOT_ABBREVIATION)
+_MARK = _mark_pattern("[.!?]", rf"(?<=[!?])|{_NOT_ABBREVIATION}")
 _GAP_RUN = re.compile(r"[ \t\r\u00a0]*")
+#: A line break with the blanks after it (further line breaks among them): it always ends a sentence. Kept
+#: apart from the marks for the same reason (one character to skip to).
+_LINE_BREAK = re.compile(r"\n\s*")
 
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:
@@ -40,70 +107,83 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     before is a known abbreviation or a single initial; a line break always ends a sentence."""
     spans: list[tuple[int, int]] = []
     append = spans.append
-    start = 0
     n = len(text)
-    abbreviations = ABBREVIATIONS
-    for m in _SENT_END_RUN.finditer(text):
-        mark, end = m.span()
-        c = text[mark]
-        if c == "\n":
-            b = mark  # what follows the line break is blank (the match took it along)
+    # start: where the next sentence begins, past the blanks (a span needs no stripping in front), or the line
+    # break that comes first (the fast path leaves it there: no sentence lies between)
+    start = _past_blanks(text, 0)
+    # the line breaks (q: the next one), merged with the marks by position; neither ever holds the other
+    breaks = [m.span() for m in _LINE_BREAK.finditer(text)] if "\n" in text else []
+    breaks.append((n + 1, n + 1))
+    k = 0
+    q = breaks[0][0]
+    for m in (_MARK if "!" in text or "?" in text else _FULL_STOP).finditer(text):
+        if m.lastindex:  # surely an end: the run ends at b, the next sentence begins after the blanks
+            b, after = m.span(1)
+            if b < q:
+                append((start, b))
+                start = after
+                continue
+            mark = -1
         else:
-            # _ends_sentence, inline (it runs once a mark): what follows the blanks after the mark
-            nxt = text[end] if end < n else "\n"
-            if nxt in _GAP:
-                j = end + 1
-                if j < n and text[j] in _GAP:
-                    gap = _GAP_RUN.match(text, j)
-                    j = gap.end() if gap is not None else j
-                nxt = text[j] if j < n else "\n"
-            if nxt != "\n":
-                if not (nxt.isupper() or nxt.isdigit() or nxt in "'\"‘“([" or not nxt.isalpha()):
-                    continue
-                if nxt in "-–—,;:":
-                    continue
-            if c == ".":
-                w = text.rfind(" ", start, mark) + 1 or start
+            mark, b = m.span()
+        while q < b:  # the line breaks before this run end their sentences first
+            if start < q:
+                append((start, _before_blanks(text, start, q)))
+            start = breaks[k][1]
+            k += 1
+            q = breaks[k][0]
+        if mark < 0:
+            append((start, b))
+            start = after
+            continue
+        # the full tests: what follows the blanks after the run, then the word before a full stop
+        nxt = text[b] if b < n else "\n"
+        if nxt in _GAP:
+            j = _GAP_RUN.match(text, b).end()  # type: ignore[union-attr]  # (it matches everywhere)
+            nxt = text[j] if j < n else "\n"
+        if nxt != "\n" and not _may_follow(nxt):
+            continue
+        if text[mark] == ".":
+            # (start bounds nothing: a blank is just before it, or it is 0)
+            w = text.rfind(" ", start, mark) + 1 or start
+            word = text[w:mark]
+            if not word.isalnum():
+                w = mark
+                while w > start and not text[w - 1].isspace() and text[w - 1] not in "([\"'“‘":
+                    w -= 1
                 word = text[w:mark]
-                if not word.isalnum():
-                    w = mark
-                    while w > start and not text[w - 1].isspace() and text[w - 1] not in "([\"'“‘":
-                        w -= 1
-                    word = text[w:mark]
-                # a word longer than every abbreviation, without a full stop, is none of the three (lower
-                # case never makes a word shorter)
-                if len(word) <= _LONGEST_ABBREVIATION or "." in word:
-                    word = word.lower()
-                    if word in abbreviations or (len(word) == 1 and word.isalpha()):
-                        continue
-                    if "." in word and _INITIALISM.fullmatch(word):  # U.S.A. and similar
-                        continue
-            b = end
-        # _push_span, inline (it runs once a sentence): the span stripped (a mark ends it when it is one)
-        a = start
-        if a < b:
-            if text[a].isspace():
-                a += 1
-                if a < b and text[a].isspace():
-                    a = b - len(text[a:b].lstrip())
-            if c == "\n" and b > a and text[b - 1].isspace():
-                b = a + len(text[a:b].rstrip())
-            if b > a:
-                append((a, b))
-        start = end
-    _push_span(text, start, n, spans)
+            # a word longer than every abbreviation, without a full stop, is none of the three (lower
+            # case never makes a word shorter)
+            if len(word) <= _LONGEST_ABBREVIATION or "." in word:
+                word = word.lower()
+                if word in ABBREVIATIONS or (len(word) == 1 and word.isalpha()):
+                    continue
+                if "." in word and _INITIALISM.fullmatch(word):  # U.S.A. and similar
+                    continue
+        append((start, b))
+        start = _past_blanks(text, b)
+    for q, after in breaks[k:-1]:
+        if start < q:
+            append((start, _before_blanks(text, start, q)))
+        start = after
+    if start < n:
+        append((start, _before_blanks(text, start, n)))
     return spans
 
 
-def _push_span(text: str, start: int, end: int, spans: list[tuple[int, int]]) -> None:
-    # str.strip() removes exactly the characters str.isspace() accepts; on long runs of blanks it is much
-    # faster than stepping over them one by one
-    if start < end and text[start].isspace():
-        start = end - len(text[start:end].lstrip())
-    if end > start and text[end - 1].isspace():
-        end = start + len(text[start:end].rstrip())
-    if end > start:
-        spans.append((start, end))
+def _past_blanks(text: str, i: int) -> int:
+    """The first position from ``i`` on that is no blank (``str.isspace``, which is what ``\\s`` and ``strip``
+    read too)."""
+    if i < len(text) and text[i].isspace():
+        return len(text) - len(text[i:].lstrip())
+    return i
+
+
+def _before_blanks(text: str, start: int, end: int) -> int:
+    """``end`` moved back over the blanks before it, not past ``start`` (which is no blank)."""
+    if text[end - 1].isspace():
+        return start + len(text[start:end].rstrip())
+    return end
 
 
 def split_sentences(text: str, *, cautious: bool = False) -> list[str]:
