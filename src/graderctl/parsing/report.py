@@ -232,10 +232,6 @@ _BODY = re.compile(
 _SUPERSCRIPT_DIGITS = "¹²³⁰⁴⁵⁶⁷⁸⁹"
 
 
-#: One of these is in every word of :data:`_REF_WORDS` (so in every match of :data:`_REF_HEADING`).
-_HEADING_KEYS = ("source", "ref", "citation", "cited", "works", "reading", "bibliography", "notes", "links")
-
-
 class _Find:
     """Patterns that only say where :data:`_BODY` is worth trying (it cannot match anywhere else): speed, not
     rules of the parser, so they are kept out of its fingerprint (which covers the module's patterns)."""
@@ -248,12 +244,17 @@ class _Find:
     semicolon = re.compile(r"[ \t]*;[ \t]*")
     list_separator = re.compile(r"[ \t]*(?:[,;]|and)[ \t]*")
     range_dash = re.compile(r"[ \t]*[-–—][ \t]*")
-    #: One of :data:`_HEADING_KEYS` in any case (in an ASCII line: where a lower-case search finds one).
-    heading_key = re.compile("|".join(_HEADING_KEYS), re.IGNORECASE)
     #: The digits of a year as :data:`_YEAR_IN_ENTRY` reads them (without what is around them).
     year_digits = re.compile(r"(?:1[5-9]|20)\d\d")
     #: A run of blanks (as a marker leaves).
     blank_run = re.compile(" *")
+    #: Every ASCII character but the letters. What :data:`_REF_HEADING` allows before its word (blanks,
+    #: ``#``, ``*``, ``_``, punctuation, a number) holds no letter, and its words start with one: in an ASCII
+    #: line the word can only start at the line's first letter.
+    not_letters = "".join(chr(c) for c in range(128) if not chr(c).isalpha())
+    #: The words of :data:`_REF_WORDS` (lower case), and the longest of them.
+    ref_words = tuple(_REF_WORDS.split("|"))
+    ref_words_longest = max(map(len, ref_words))
 
 
 #: An author (or two, or "et al.") just before a parenthesised year: ``Lewis et al. (2020)``.
@@ -374,6 +375,9 @@ _URL_LABEL = re.compile(
 )
 #: How every match of :data:`_URL_LABEL` ends (before its blanks and colon).
 _URL_LABEL_ENDS = ("at", "from", "online", "url", "link", "web", "source", "doi")
+#: The last character of a text :func:`_may_end_with_url_label` can say yes to (what ends one of those
+#: words, in either case, or what it takes off the end first).
+_URL_LABEL_LAST = frozenset("".join(w[-1] + w[-1].upper() for w in _URL_LABEL_ENDS) + ": \t\n")
 #: One of these is in every match of :data:`_ACCESSED`.
 _ACCESSED_WORDS = ("accessed", "retrieved", "visited", "viewed", "consulted")
 #: Every character :data:`_ACCESSED` can match before one of its words (``,;.``, blanks, brackets, ``last``).
@@ -386,6 +390,17 @@ _ENTRY_AUTHOR = re.compile(
 #: An organisation as author: capitalised words up to the first punctuation (``Rho Motion. (2025).``).
 _ENTRY_ORG = re.compile(rf"^[ \t*_]*({_NAME}(?:[ \t]+(?:of|for|and|the|&|{_NAME}))*)[ \t]*[.,(]")
 _ACRONYM = re.compile(r"\(([A-Z][A-Z0-9&]{1,9})\)")
+#: Every character :data:`_ENTRY_ORG` can match before its last one (blanks, ``*_``, the letters of a name,
+#: ``&``), and that last one.
+_ORG_RUN = (
+    " \t*_&'’-"
+    + "".join(map(chr, range(ord("A"), ord("Z") + 1)))
+    + "".join(map(chr, range(ord("a"), ord("z") + 1)))
+    + "".join(map(chr, range(ord("À"), ord("Ö") + 1)))
+    + "".join(map(chr, range(ord("Ø"), ord("ö") + 1)))
+    + "".join(map(chr, range(ord("ø"), ord("ÿ") + 1)))
+)
+_ORG_LAST = (".", ",", "(")
 _QUOTE = re.compile(
     r"\"(?P<a>[^\"\n]{2,}?)\"|“(?P<b>[^”\n]{2,}?)”|„(?P<c>[^“”\n]{2,}?)[“”]|«[ \t]?(?P<d>[^»\n]{2,}?)[ \t]?»"
     r"|(?<!\w)‘(?P<e>(?:[^’\n]|’(?=\w)){2,}?)’(?!\w)"
@@ -558,7 +573,7 @@ def _numbers(text: str) -> list[int]:
 # --- the source list ------------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(slots=True)
 class _Entry:
     id: str | None
     marker: str
@@ -647,7 +662,7 @@ def _entry_source(entry: _Entry, sources: _Sources, ordinal: int) -> ParsedSourc
     lowered = body.lower()
     has_url = "http" in lowered or "www." in lowered
     if url is None and has_url:
-        bare = _bare_url(body, lowered)
+        bare = _url_in_entry(body, lowered)
         if bare is not None:
             url = _trim_url(bare.group())
             rest = body[: bare.start()] + " " + body[bare.end() :]
@@ -671,10 +686,10 @@ def _entry_source(entry: _Entry, sources: _Sources, ordinal: int) -> ParsedSourc
         cleaned = cleaned.replace("*", "").replace("`", "").replace("<", " ").replace(">", " ")
         cleaned = " ".join(cleaned.split())
         # _URL_LABEL ends the text and, with single spaces, is at most 19 characters long: look at the end
-        # only (the same first match)
+        # only (the same first match); in an ASCII text, only where the last character can end it
         cut = max(0, len(cleaned) - 32)
         end = cleaned[cut:]
-        if not end.isascii() or _may_end_with_url_label(end):
+        if not end.isascii() or (end[-1:] in _URL_LABEL_LAST and _may_end_with_url_label(end)):
             end = _URL_LABEL.sub("", end)
         cleaned = (cleaned[:cut] + end).strip(" -–—|,;:.")
         title = cleaned[:300] or None
@@ -683,20 +698,46 @@ def _entry_source(entry: _Entry, sources: _Sources, ordinal: int) -> ParsedSourc
     source = _source(sid, marker, url, doi, title, body, entry.origin)
     # author-year keys: first author's surname (and an acronym in parentheses) with the year
     author = _ENTRY_AUTHOR.match(body)
+    if author is None:
+        return source
+    names = {author.group("name").lower().replace("’", "'")}
+    # _ENTRY_ORG is tried only where it can match: what it matches before its last character ([.,(]) is a
+    # run of the characters of _ORG_RUN, so that character is the first one past such a run
+    org = _ENTRY_ORG.match(body) if body.lstrip(_ORG_RUN)[:1] in _ORG_LAST else None
+    if org is not None:
+        names.add(" ".join(org.group(1).lower().replace("’", "'").split()))
+    if names <= _NOT_AUTHORS and "(" not in body:
+        return source  # no name is kept, whatever the year (an acronym would be in parentheses)
     year = _year_in_entry(body[:300])
-    if author is not None and year is not None:
-        names = {author.group("name").lower().replace("’", "'")}
-        org = _ENTRY_ORG.match(body)
-        if org is not None:
-            names.add(" ".join(org.group(1).lower().replace("’", "'").split()))
-        names.update(a.lower() for a in _ACRONYM.findall(body[: year.start() + 8]))
-        names = {n for n in names if n not in _NOT_AUTHORS}
-        for name in names:
-            for key in ((name, year.group(1) + (year.group(2) or "")), (name, year.group(1))):
-                sources.by_author.setdefault(key, sid)
-        if names:
-            sources.has_author_entries = True
+    if year is None:
+        return source
+    before = year.start() + 8
+    if body.find("(", 0, before) != -1:  # _ACRONYM opens with "("
+        names.update(a.lower() for a in _ACRONYM.findall(body[:before]))
+    names = {n for n in names if n not in _NOT_AUTHORS}
+    for name in names:
+        for key in ((name, year.group(1) + (year.group(2) or "")), (name, year.group(1))):
+            sources.by_author.setdefault(key, sid)
+    if names:
+        sources.has_author_entries = True
     return source
+
+
+def _url_in_entry(text: str, lowered: str) -> re.Match[str] | None:
+    """``_bare_url(text, lowered)``: in an ASCII text the first place it tries is the first ``http`` or
+    ``www.`` of ``lowered``; when a URL starts there (the common case) that is its answer, found without
+    listing every place."""
+    if text.isascii():
+        at = lowered.find("http")
+        www = lowered.find("www.")
+        if www != -1 and (at == -1 or www < at):
+            at = www
+        if at == -1:
+            return None
+        m = _BARE_URL.match(text, at)
+        if m is not None:
+            return m
+    return _bare_url(text, lowered)
 
 
 def _year_in_entry(text: str) -> re.Match[str] | None:
@@ -742,9 +783,12 @@ def _may_end_with_url_label(text: str) -> bool:
 
 def _accessed_off(text: str) -> str:
     """``_ACCESSED.sub(" ", text)`` for an ASCII ``text``: where one of its words is written only once (the
-    common case: one match at most), the substitution runs from the characters that can open the match
-    before the word (a run of ``,;.([`` blanks and ``last``) and stops after one match."""
+    common case: one match at most), the match is looked for from the characters that can open it before the
+    word (a run of ``,;.([`` blanks and ``last``) and, found, replaced (the pattern looks at nothing before
+    where it starts: a search from there finds what a substitution on the text from there finds)."""
     lowered = text.lower()
+    if "ed" not in lowered:  # every word ends so
+        return text
     at = -1
     for word in _ACCESSED_WORDS:
         i = lowered.find(word)
@@ -756,7 +800,8 @@ def _accessed_off(text: str) -> str:
         return text
     while at > 0 and text[at - 1] in _ACCESSED_OPENING:
         at -= 1
-    return text[:at] + _ACCESSED.sub(" ", text[at:], count=1)
+    m = _ACCESSED.search(text, at)
+    return text if m is None else text[: m.start()] + " " + text[m.end() :]
 
 
 def _only_url_label(text: str) -> bool:
@@ -768,7 +813,7 @@ def _only_url_label(text: str) -> bool:
 
 
 def _entry_id(m: re.Match[str]) -> tuple[str | None, str]:
-    b, p, n, c, d = m.group("b"), m.group("p"), m.group("n"), m.group("c"), m.group("d")
+    b, p, n, c, d = m.group("b", "p", "n", "c", "d")
     if b is not None:
         return b, f"[{b}]"
     if p is not None:
@@ -792,16 +837,17 @@ def _region_entries(lines: list[str], origin: str = "list") -> list[_Entry]:
         m = _ENTRY.match(line)
         assert m is not None  # the pattern matches every line
         ident, marker = _entry_id(m)
-        body = m.group("body").strip()
+        bullet, body = m.group("bullet", "body")
+        body = body.strip()
         if not body and ident is None:
             continue
-        starts_new = ident is not None or m.group("bullet") is not None
+        starts_new = ident is not None or bullet is not None
         if not starts_new and entries:
             indented = line[:1] in " \t"
             current = entries[-1]
             only_link = _BARE_URL.match(body) is not None or _only_url_label(body.split("http")[0])
             text = current.text
-            has_link = _bare_url(text, text.lower()) is not None or "10." in text
+            has_link = "10." in text or _url_in_entry(text, text.lower()) is not None
             if indented or (only_link and not has_link) or body[:1].islower():
                 current.text += " " + body
                 continue
@@ -810,26 +856,36 @@ def _region_entries(lines: list[str], origin: str = "list") -> list[_Entry]:
 
 
 def _ref_heading(line: str) -> re.Match[str] | None:
-    """:data:`_REF_HEADING` matched on ``line``, tried only when the line holds one of its words (in an ASCII
-    line a case-insensitive search for them is exact; other lines are always tried)."""
-    if line.isascii() and _Find.heading_key.search(line) is None:
-        return None
-    return _REF_HEADING.match(line)
+    """:data:`_REF_HEADING` matched on ``line``, tried only where it can match
+    (:func:`_may_be_ref_heading`)."""
+    return _REF_HEADING.match(line) if _may_be_ref_heading(line) else None
+
+
+def _may_be_ref_heading(line: str) -> bool:
+    """False only where :data:`_REF_HEADING` cannot match ``line``: in an ASCII line its word starts at the
+    first letter (:attr:`_Find.not_letters`), so the line from there starts with one of its words (in an
+    ASCII text a case-insensitive match is a match of the lower case); other lines are always tried."""
+    if not line.isascii():
+        return True
+    return line.lstrip(_Find.not_letters)[: _Find.ref_words_longest].lower().startswith(_Find.ref_words)
 
 
 def _find_regions(lines: list[str]) -> list[tuple[int, int, str]]:
     """``(first line, end line, text after the heading)`` of each source list: from a reference heading to
     the next heading of the same or a higher level; or a trailing block of marked lines with URLs."""
     regions: list[tuple[int, int, str]] = []
-    i = 0
     n = len(lines)
-    heading_key = _Find.heading_key.search
-    while i < n:
+    not_letters, words, longest = _Find.not_letters, _Find.ref_words, _Find.ref_words_longest
+    after = 0  # the first line after the last list
+    # a heading is a line of 1 to 199 characters: only those are tried, from the top, past each list found
+    for i in [k for k, size in enumerate(map(len, lines)) if 0 < size < 200]:
+        if i < after:
+            continue
         line = lines[i]
-        # _ref_heading, inline (it runs once a line; an empty line holds none of its words)
+        # _ref_heading, inline (it runs once a line)
         m = (
             _REF_HEADING.match(line)
-            if 0 < len(line) < 200 and (not line.isascii() or heading_key(line) is not None)
+            if not line.isascii() or line.lstrip(not_letters)[:longest].lower().startswith(words)
             else None
         )
         if m is not None:
@@ -839,17 +895,18 @@ def _find_regions(lines: list[str]) -> list[tuple[int, int, str]]:
             ):
                 m = None
         if m is None:
-            i += 1
             continue
         level = len(m.group("hashes") or "") or 7
         j = i + 1
         while j < n:
-            h = _MD_HEADING.match(lines[j])
-            if h is not None and len(h.group(1)) <= level and _ref_heading(lines[j]) is None:
-                break
+            below = lines[j]
+            if "#" in below[:4]:  # where _MD_HEADING can match: "#" after at most three blanks
+                h = _MD_HEADING.match(below)
+                if h is not None and len(h.group(1)) <= level and _ref_heading(below) is None:
+                    break
             j += 1
         regions.append((i, j, m.group("rest").strip()))
-        i = j
+        after = j
     # a trailing block of "[n] URL" / "n. URL" lines without a heading (Perplexity and API answers)
     last_end = regions[-1][1] if regions else 0
     j = n
@@ -862,8 +919,8 @@ def _find_regions(lines: list[str]) -> list[tuple[int, int, str]]:
             k -= 1
             continue
         m2 = _ENTRY.match(line)
-        marked = m2 is not None and (m2.group("b") or m2.group("n") or m2.group("p"))
-        if marked and (_bare_url(line, line.lower()) or ("10." in line and _DOI_TEXT.search(line))):
+        marked = m2 is not None and any(m2.group("b", "n", "p"))
+        if marked and (_url_in_entry(line, line.lower()) or ("10." in line and _DOI_TEXT.search(line))):
             k -= 1
             continue
         break
