@@ -166,3 +166,28 @@ def test_most_full_stops_of_plain_prose_are_decided_by_the_pattern() -> None:
     sure = [text[: m.start()].split()[-1] for m in T._FULL_STOP.finditer(text) if m.lastindex]
     assert sure == ["5%", "2024", "year", "spoke", "left"]
     assert T.sentence_spans(text) == reference_spans(text)
+
+
+def test_sentence_spans_equal_the_reference_around_every_abbreviation() -> None:
+    # the patterns' quick "no abbreviation" tests read the last letters of the word: every abbreviation, cased
+    # and with letters added or dropped in front and behind, before every kind of next character
+    nexts = (" A", " a", " 1", "  B", "\nC", " (", " é", " É", " -", "", ") X", ".\n")
+    for a in sorted(T.ABBREVIATIONS):
+        for word in (
+            a,
+            a.upper(),
+            a.title(),
+            a.replace("k", "\u212a"),
+            "x" + a,
+            "abcd" + a,
+            "é" + a,
+            a[1:],
+            a[2:],
+            a[:-1],
+            a + "s",
+        ):
+            for nxt in nexts:
+                text = f"So ({word}.{nxt} end"
+                assert T.sentence_spans(text) == reference_spans(text), text
+                text = f"{word}.{nxt}"
+                assert T.sentence_spans(text) == reference_spans(text), text

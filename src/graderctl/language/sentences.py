@@ -36,6 +36,8 @@ def _may_follow(c: str) -> bool:
 def _char_class(chars: Iterable[str]) -> str:
     """A character class of ``chars`` (ASCII), runs written as ranges."""
     codes = sorted(map(ord, chars))
+    if not codes:
+        return "(?!)"  # (matches nothing)
     runs: list[list[int]] = []
     for code in codes:
         if runs and code == runs[-1][1] + 1:
@@ -61,16 +63,20 @@ _ASCII = [chr(i) for i in range(128)]
 _PLAIN_NEXT = _char_class(c for c in _ASCII if c == "\n" or (not c.isspace() and _may_follow(c)))
 _REFUSED_NEXT = _char_class(c for c in _ASCII if not c.isspace() and not _may_follow(c))
 # - the word before a full stop (back to a blank or an opening bracket/quote) is no abbreviation, no single
-#   letter and no initialism when: its last three characters are lower-case ASCII letters that end no
-#   abbreviation (lower() leaves them as they are; an initialism ends ".x"); or the character before the full
-#   stop is ASCII, no letter, no full stop, and ends no abbreviation; or the characters before it, one more
-#   than the longest abbreviation has, are neither blanks, opening brackets/quotes nor full stops (lower case
-#   never makes a word shorter; without a full stop at -2 it is no initialism).
+#   letter and no initialism (one ends ".x"; lower() leaves lower-case ASCII letters as they are and never
+#   makes a word shorter) when: its last four characters are lower-case ASCII letters and the first of them is
+#   none an abbreviation has fourth from its end (a quick test first); or its last three are lower-case ASCII
+#   letters that end no abbreviation; or the character before the full stop is ASCII, no letter, no full
+#   stop, and ends no abbreviation; or it has more characters than the longest abbreviation, none of the last
+#   ones a full stop.
+_FOURTH_LAST = _char_class({w[-4] for w in ABBREVIATIONS if re.fullmatch("[a-z]{4}", w[-4:])})
 _ENDS3 = sorted({w[-3:] for w in ABBREVIATIONS if re.fullmatch("[a-z]{3}", w[-3:])})
-_LAST_CHARS = {w[-1] for w in ABBREVIATIONS if w}
-_NOT_WORD_END = _char_class(c for c in _ASCII if not c.isalpha() and c != "." and c not in _LAST_CHARS)
+_NOT_WORD_END = _char_class(
+    c for c in _ASCII if not c.isalpha() and c != "." and c not in {w[-1] for w in ABBREVIATIONS}
+)
 _NOT_ABBREVIATION = (
-    rf"(?<=[a-z]{{3}}\.)(?<!(?:{_suffix_trie(_ENDS3)})\.)"
+    rf"(?<=[a-z]{{4}}\.)(?<!{_FOURTH_LAST}[a-z]{{3}}\.)"
+    rf"|(?<=[a-z]{{3}}\.)(?<!(?:{_suffix_trie(_ENDS3)})\.)"
     rf"|(?<={_NOT_WORD_END}\.)"
     rf"|(?<=[^\s.(\[\"'“‘]{{{_LONGEST_ABBREVIATION + 1}}}\.)"
 )
@@ -96,9 +102,7 @@ def _mark_pattern(first: str, sure: str) -> re.Pattern[str]:
 _FULL_STOP = _mark_pattern(r"\.", _NOT_ABBREVIATION)
 _MARK = _mark_pattern("[.!?]", rf"(?<=[!?])|{_NOT_ABBREVIATION}")
 _GAP_RUN = re.compile(r"[ \t\r\u00a0]*")
-#: A line break with the blanks after it (further line breaks among them): it always ends a sentence. Kept
-#: apart from the marks for the same reason (one character to skip to).
-_LINE_BREAK = re.compile(r"\n\s*")
+_BLANKS = re.compile(r"\s*")
 
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:
@@ -111,11 +115,11 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     # start: where the next sentence begins, past the blanks (a span needs no stripping in front), or the line
     # break that comes first (the fast path leaves it there: no sentence lies between)
     start = _past_blanks(text, 0)
-    # the line breaks (q: the next one), merged with the marks by position; neither ever holds the other
-    breaks = [m.span() for m in _LINE_BREAK.finditer(text)] if "\n" in text else []
-    breaks.append((n + 1, n + 1))
-    k = 0
-    q = breaks[0][0]
+    # q: the next line break (n + 1: none); the breaks are merged with the marks by position (neither ever
+    # holds the other)
+    q = text.find("\n")
+    if q < 0:
+        q = n + 1
     for m in (_MARK if "!" in text or "?" in text else _FULL_STOP).finditer(text):
         if m.lastindex:  # surely an end: the run ends at b, the next sentence begins after the blanks
             b, after = m.span(1)
@@ -127,11 +131,7 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
         else:
             mark, b = m.span()
         while q < b:  # the line breaks before this run end their sentences first
-            if start < q:
-                append((start, _before_blanks(text, start, q)))
-            start = breaks[k][1]
-            k += 1
-            q = breaks[k][0]
+            start, q = _line_break(text, start, q, spans)
         if mark < 0:
             append((start, b))
             start = after
@@ -162,20 +162,28 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
                     continue
         append((start, b))
         start = _past_blanks(text, b)
-    for q, after in breaks[k:-1]:
-        if start < q:
-            append((start, _before_blanks(text, start, q)))
-        start = after
+    while q <= n:
+        start, q = _line_break(text, start, q, spans)
     if start < n:
         append((start, _before_blanks(text, start, n)))
     return spans
 
 
+def _line_break(text: str, start: int, q: int, spans: list[tuple[int, int]]) -> tuple[int, int]:
+    """The line break at ``q`` ends the sentence from ``start`` (if one lies between); where the next sentence
+    begins (past the blanks, further line breaks among them) and the next line break (``len(text) + 1``:
+    none)."""
+    if start < q:
+        spans.append((start, _before_blanks(text, start, q)))
+    start = _past_blanks(text, q)
+    q = text.find("\n", start)
+    return start, q if q >= 0 else len(text) + 1
+
+
 def _past_blanks(text: str, i: int) -> int:
-    """The first position from ``i`` on that is no blank (``str.isspace``, which is what ``\\s`` and ``strip``
-    read too)."""
+    """The first position from ``i`` on that is no blank (``\\s`` reads what ``str.isspace`` reads)."""
     if i < len(text) and text[i].isspace():
-        return len(text) - len(text[i:].lstrip())
+        return _BLANKS.match(text, i).end()  # type: ignore[union-attr]  # (it matches everywhere)
     return i
 
 
