@@ -438,3 +438,107 @@ def test_prechecks_never_skip_a_match() -> None:
             fast and (fast.span(), fast.groupdict())
         )
     assert all(word == word.lower() for word in R._Find.ref_words)  # _may_be_ref_heading compares lower case
+
+
+# --- the sentences read in one pass ---------------------------------------------------------------------
+
+
+def _plain_read_sentences(
+    work: str, spans: list[tuple[int, int]]
+) -> tuple[list[str], list[bool], list[bool]]:
+    """:func:`graderctl.parsing.report._read_sentences` as first written (three comprehensions)."""
+    spaces_only = R._spaces_only(work)
+    cleaned = [R._clean(work[a:b], spaces_only) for a, b in spans]
+    real = [bool(t.strip(R._NOT_CONTENT)) for t in cleaned]
+    attribution = [
+        t[:1] in R._ATTRIBUTION_START and bool(R._ATTRIBUTION_LINE.match(t)) and len(t.split()) <= 25
+        for t in cleaned
+    ]
+    return cleaned, real, attribution
+
+
+def test_sentences_read_in_one_pass_equal_the_plain_comprehensions() -> None:
+    pieces = [
+        "Sales rose",
+        " 5%",
+        ". ",
+        "\n",
+        "  ",
+        "\t",
+        "\u00a0",
+        "\x0b",
+        "*",
+        "`",
+        "|",
+        "- ",
+        "1. ",
+        "> ",
+        "( )",
+        "(;",
+        "()",
+        "[ ]",
+        "(x)",
+        "[x]",
+        "Source: ",
+        "sources - ",
+        "Via ",
+        "via—",
+        "Refs:",
+        "(Sources: ",
+        "[cited in: ",
+        "From: ",
+        "CREDIT:",
+        "Data – ",
+        "Da",
+        "Spot",
+        "Coffee",
+        "cı",
+        "vİa:",
+        "ſource:",
+        "Sſ",
+        ".",
+        "—",
+        "é",
+        "?",
+    ]
+    for text in _texts(pieces, 8000, seed=21, longest=16):
+        spans = sentence_spans(text)
+        assert R._read_sentences(text, spans) == _plain_read_sentences(text, spans), text
+
+
+def _plain_states_something(text: str) -> bool:
+    """:func:`graderctl.parsing.report._states_something` as first written (the whole text in lower case)."""
+    if text.endswith(("?", ":")):
+        return False
+    words = text.count(" ") + 1
+    if words < 5:
+        return False
+    if words < 12 and text[-1] not in ".!\"”’')]%" and "," not in text:
+        return False
+    low = text.lower().lstrip("\"'“‘(")
+    return not low.startswith(R._META_START)
+
+
+def test_states_something_reads_only_the_opening() -> None:
+    pieces = [
+        *R._META_START,
+        "This",
+        " report",
+        "İ",
+        "ı",
+        "Σ",
+        "ΑΣ ",
+        "ß",
+        "ﬁ",
+        '"',
+        "'",
+        "“",
+        "‘",
+        "(",
+        " x",
+    ]
+    pieces += [" sales rose", ",", ".", "?", ":", " ", "%"]
+    for text in _texts(pieces, 8000, seed=22, longest=14):
+        text = " ".join(text.split())  # a cleaned sentence: stripped, single-spaced
+        if text:
+            assert R._states_something(text) == _plain_states_something(text), text

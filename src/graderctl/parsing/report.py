@@ -489,6 +489,7 @@ _META_START = (
 _META_START_BY_FIRST = {
     first: tuple(start for start in _META_START if start[0] == first) for first in {s[0] for s in _META_START}
 }
+_META_START_LONGEST = max(map(len, _META_START))
 _WORD_CHAR = re.compile(r"\w")
 _LINK_CITATION_TEXT = re.compile(
     r"^(?:\[?\d{1,3}\]?|\^?\d{1,3}|source|sources|link|here|ref|reference|citation|cite|\W*)$", re.IGNORECASE
@@ -1469,17 +1470,70 @@ def _spaces_only(text: str) -> bool:
     return text.isascii() and not any(ch in text for ch in "\t\r\x0b\x0c\x1c\x1d\x1e\x1f")
 
 
+#: The second characters of the words :data:`_ATTRIBUTION_LINE` reads (``sOurces``, ``vIa``, ``rEfs``,
+#: ``cItations``, ``fRom``, ``cRedit``, ``dAta``), in both cases.
+_ATTRIBUTION_SECOND = frozenset("oOiIeErRaA")
+
+
+def _read_sentences(work: str, spans: list[tuple[int, int]]) -> tuple[list[str], list[bool], list[bool]]:
+    """Each sentence's cleaned text (:func:`_clean`), whether it holds any content (``real``) and whether it
+    is an attribution line (``Source: ...``)."""
+    spaces_only = _spaces_only(work)
+    # what _clean changes, looked for once in the whole text where it is one character (a fast search)
+    marked = "*" in work or "`" in work or "|" in work
+    has_paren = "(" in work
+    has_bracket = "[" in work
+    not_content = _NOT_CONTENT
+    leading = _LEADING_CHARS
+    attribution_start = _ATTRIBUTION_START
+    second = _ATTRIBUTION_SECOND
+    attribution_line = _ATTRIBUTION_LINE.match
+    cleaned: list[str] = []
+    real: list[bool] = []
+    attribution: list[bool] = []
+    for a, b in spans:
+        said = work[a:b]
+        # _clean leaves a sentence as it is when it has no emphasis, pipe, two blanks in a row, unprintable
+        # blank, leading bullet or number, parenthesis or bracket (a span is stripped and not empty)
+        if (
+            marked
+            or "  " in said
+            or said[0] in leading
+            or (has_paren and "(" in said)
+            or (has_bracket and "[" in said)
+            or not (spaces_only or said.isprintable())
+        ):
+            said = _clean(said, spaces_only)
+        cleaned.append(said)
+        # content: a character that is not in _NOT_CONTENT (the first one, mostly)
+        is_real = said[:1] not in not_content or bool(said.strip(not_content))
+        real.append(is_real)
+        # an attribution line starts with one of its words (optionally after "(" or "["): its first two
+        # characters are looked at before the pattern (a character outside ASCII may match a letter in
+        # any case)
+        attribution.append(
+            said[:1] in attribution_start
+            and (said[1:2] in second or said[0] in "([" or not said[1:2].isascii())
+            and attribution_line(said) is not None
+            and len(said.split()) <= 25
+        )
+    return cleaned, real, attribution
+
+
 def _states_something(text: str) -> bool:
     """A sentence that states something (a claim that should cite a source): five words or more, not a
-    question, not an introduction of a list, not about the report itself."""
-    if text.endswith(("?", ":")):
+    question, not an introduction of a list, not about the report itself. ``text``: a cleaned sentence
+    (stripped, single-spaced, not empty)."""
+    if text[-1] in "?:":  # (text.endswith(("?", ":")))
         return False
     words = text.count(" ") + 1  # len(text.split()): a cleaned sentence is stripped and single-spaced
     if words < 5:
         return False
     if words < 12 and text[-1] not in ".!\"”’')]%" and "," not in text:
         return False  # a title or a label on a line of its own, not a sentence
-    low = text.lower().lstrip("\"'“‘(")
+    # the opening in lower case: only its first characters are compared (the longest opening has
+    # _META_START_LONGEST; lower case never makes a text shorter, and the quotes stripped have no case)
+    low = text.lstrip("\"'“‘(")[: _META_START_LONGEST + 2].lower()
     return not low.startswith(_META_START_BY_FIRST.get(low[:1], ()))
 
 
@@ -1630,17 +1684,11 @@ def parse_report(text: str) -> ParsedReport:
 
     # the blanked source list at the end is no sentence: leave it out of the split (spans are unchanged)
     spans = sentence_spans(work[: len(work.rstrip())])
-    spaces_only = _spaces_only(work)
-    cleaned = [_clean(work[a:b], spaces_only) for a, b in spans]
-    real = [bool(t.strip(_NOT_CONTENT)) for t in cleaned]
-    attribution = [
-        t[:1] in _ATTRIBUTION_START and bool(_ATTRIBUTION_LINE.match(t)) and len(t.split()) <= 25
-        for t in cleaned
-    ]
-    starts = [a for a, _ in spans]
-    per_sentence: dict[int, list[_Cite]] = {}
+    cleaned, real, attribution = _read_sentences(work, spans)
+    starts = list(map(_first, spans))
     n_spans = len(spans)
-    keeps = [r and not at for r, at in zip(real, attribution, strict=True)]
+    # the citations of each sentence (None: none)
+    owners: list[list[_Cite] | None] = [None] * n_spans
     # the sentence of a citation depends only on its span: the citations of one marker share it
     last_start = last_end = last_idx = -1
     for cite in cites:
@@ -1660,14 +1708,18 @@ def parse_report(text: str) -> ParsedReport:
                 # a marker opening a line ("- [2] Fast chargers ...") belongs to the sentence after it
                 idx += 1
             # a citation standing alone (after the full stop, on an attribution line) belongs to the sentence
-            # before it
-            while idx > 0 and not keeps[idx]:
+            # before it (one that is real and no attribution line)
+            while idx > 0 and (attribution[idx] or not real[idx]):
                 idx -= 1
             while idx < n_spans - 1 and not real[idx]:
                 idx += 1
             last_start, last_end, last_idx = start, cite.end, idx
         if idx >= 0:
-            per_sentence.setdefault(idx, []).append(cite)
+            mine = owners[idx]
+            if mine is None:
+                owners[idx] = [cite]
+            else:
+                mine.append(cite)
 
     claims: list[ParsedClaim] = []
     uncited: list[ParsedSentence] = []
@@ -1685,15 +1737,21 @@ def parse_report(text: str) -> ParsedReport:
         _claim_end,
         _claim_citations,
     )
-    for idx, (a, b) in enumerate(spans):
-        if not real[idx]:
+    for idx, ((a, b), said, is_real, is_attribution, mine) in enumerate(
+        zip(spans, cleaned, real, attribution, owners, strict=True)
+    ):
+        if not is_real:
             continue
-        mine = per_sentence.get(idx)
-        if not mine:
-            if not attribution[idx] and _states_something(cleaned[idx]):
-                uncited.append(_sentence(cleaned[idx], a, b))
+        if mine is None:
+            if not is_attribution and _states_something(said):
+                # _sentence, inline (it runs once an uncited sentence)
+                sentence: ParsedSentence = new_object(ParsedSentence)
+                _sentence_text(sentence, said)
+                _sentence_start(sentence, a)
+                _sentence_end(sentence, b)
+                uncited.append(sentence)
             continue
-        if attribution[idx] and idx > 0:
+        if is_attribution and idx > 0:
             continue  # its citations went to the sentence before (only the first sentence keeps them)
         if len(mine) == 1 and not has_quotes:  # the common case of the loop below
             only = mine[0]
@@ -1703,9 +1761,10 @@ def parse_report(text: str) -> ParsedReport:
                 single = alone[pair] = (_made(made, only.marker, only.source_id, None),)
             # _claim, inline (it runs once a claim)
             claim: ParsedClaim = new_object(ParsedClaim)
-            set_text(claim, cleaned[idx])
+            set_text(claim, said)
             set_start(claim, a)
-            set_end(claim, max(b, only.end))
+            end = only.end
+            set_end(claim, b if b >= end else end)  # (max(b, end), without the call)
             set_citations(claim, single)
             claims.append(claim)
             continue
@@ -1722,7 +1781,7 @@ def parse_report(text: str) -> ParsedReport:
                 continue
             seen[key] = len(citations)
             citations.append(_made(made, cite.marker, cite.source_id, quote))
-        claims.append(_claim(cleaned[idx], a, max(b, mine[-1].end), tuple(citations)))
+        claims.append(_claim(said, a, max(b, mine[-1].end), tuple(citations)))
     return ParsedReport(tuple(claims), tuple(sources.by_id.values()), tuple(uncited))
 
 
