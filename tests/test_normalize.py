@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from graderctl.normalize import find_doi, normalize_doi, normalize_url
+from graderctl.normalize import _url_key, find_doi, normalize_doi, normalize_url
 
 BASE = "https://example.com/news/article-1?id=7&page=2"
 
@@ -124,7 +124,7 @@ def test_find_doi_sees_through_escapes_and_wide_characters(text: str, expected: 
 
 def test_url_normalisation_is_cached_and_pure() -> None:
     url = "https://www.example.com/news/article-1?utm_source=x&id=7"
-    assert normalize_url(url) == normalize_url.__wrapped__(url) == normalize_url(url)
+    assert normalize_url(url) == _url_key(url) == normalize_url(url)
 
 
 @pytest.mark.parametrize(
@@ -169,7 +169,7 @@ def test_normalize_url_fast_path_for_plain_queries_equals_urllib() -> None:
             + rng.choice(["", ".", ")"])
         )
         general = n._normalize_url_general(n._strip_prose(unicodedata.normalize("NFKC", url)))
-        assert n.normalize_url.__wrapped__(url) == general, url
+        assert n._url_key(url) == general, url
 
 
 def test_memoised_host_and_tracking_keys_equal_the_uncached_ones() -> None:
@@ -190,4 +190,62 @@ def test_memoised_host_and_tracking_keys_equal_the_uncached_ones() -> None:
     for key in keys:
         url = f"https://{hosts[0]}/a?{key}=1&b=2"
         general = n._normalize_url_general(n._strip_prose(unicodedata.normalize("NFKC", url)))
-        assert n.normalize_url.__wrapped__(url) == general, url
+        assert n._url_key(url) == general, url
+
+
+def test_possessive_url_patterns_match_what_the_backtracking_ones_did() -> None:
+    """The fast paths' patterns use possessive quantifiers (no backtracking); they must accept exactly the
+    texts, and capture exactly the parts, that the plain patterns they replaced did."""
+    import random
+    import re
+
+    from graderctl import normalize as n
+
+    plain = re.compile(r"(?:https?://|//)?([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.?)(/[A-Za-z0-9._~/-]*)?")
+    plain_query = re.compile(
+        r"(?:https?://|//)?([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.?)(/[A-Za-z0-9._~/-]*)?\?([A-Za-z0-9._~=&-]*)"
+        r"(?:#.*)?",
+        re.DOTALL,
+    )
+    pieces = ["https://", "http://", "//", "a", "B9", "-", ".", "..", "/", "//", "~", "_", "?", "=", "&", "#"]
+    pieces += ["x y", "%20", ":", "é", "\n", "www.", "index.html", "https:", "ftp://"]
+    rng = random.Random(5)
+    for _ in range(30_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 9)))
+        for old, new in ((plain, n._SIMPLE_URL), (plain_query, n._SIMPLE_QUERY_URL)):
+            a, b = old.fullmatch(text), new.fullmatch(text)
+            assert (a is None) == (b is None), text
+            assert a is None or b is None or a.groups() == b.groups(), text
+
+
+def test_urls_whose_ends_prose_stripping_keeps_are_keyed_without_it() -> None:
+    """_url_key skips NFKC and _strip_prose for an ASCII URL both of whose ends are in _KEPT_ENDS: for such a
+    text they change nothing."""
+    import random
+    import unicodedata
+
+    from graderctl import normalize as n
+
+    rng = random.Random(9)
+    alphabet = [chr(c) for c in range(32, 127)] + ["\t", "\n", "\x1c", "\x85", "\u00a0", "ﬁ", "Å"]
+    for _ in range(30_000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 8)))
+        if text.isascii() and text[:1] in n._KEPT_ENDS and text[-1:] in n._KEPT_ENDS:
+            assert n._strip_prose(unicodedata.normalize("NFKC", text)) == text, text
+        url = "https://www.iea.org/a" + text
+        general = n._normalize_url_general(n._strip_prose(unicodedata.normalize("NFKC", url)))
+        assert n._url_key(url) == general, url
+
+
+def test_memoised_query_and_url_keys_survive_the_memo_filling() -> None:
+    """_query_key and normalize_url memoise (emptied when full): past the limit, the keys are still those
+    computed afresh."""
+    import unicodedata
+
+    from graderctl import normalize as n
+
+    for i in range(n._MEMO_LIMIT + 10):
+        url = f"https://www.iea.org/r/{i % 7}?b={i}&utm_source=x&a={i % 3}"
+        general = n._normalize_url_general(n._strip_prose(unicodedata.normalize("NFKC", url)))
+        assert normalize_url(url) == general == n._url_key(url), url
+        assert len(n._QUERY_KEYS) <= n._MEMO_LIMIT and len(n._URL_KEYS) <= n._URL_MEMO_LIMIT

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import re
 import unicodedata
-from functools import lru_cache
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsplit
 
 #: Query parameters that only track where a click came from; they never change the page.
@@ -26,11 +25,15 @@ _DOI_URL_END = re.compile(r"[?#&]")
 _SLASH_RUN = re.compile(r"/{2,}")
 #: A URL none of whose parts needs the general treatment (http(s) or no scheme, a plain ASCII host, a path
 #: of characters that percent-encoding leaves alone, no port, query or fragment): the common case, keyed
-#: without urllib.
-_SIMPLE_URL = re.compile(r"(?:https?://|//)?([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.?)(/[A-Za-z0-9._~/-]*)?")
+#: without urllib. (Possessive quantifiers: no part can end where it would let the next one match, so giving
+#: characters back never makes a match; they only spare the engine the attempts.)
+_SIMPLE_URL = re.compile(
+    r"(?:https?://|//)?+([A-Za-z0-9-]++(?:\.[A-Za-z0-9-]++)*+\.?+)(/[A-Za-z0-9._~/-]*+)?+"
+)
 #: The same with a query of plain ``key=value`` pairs (and any fragment): keyed without urllib too.
 _SIMPLE_QUERY_URL = re.compile(
-    r"(?:https?://|//)?([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.?)(/[A-Za-z0-9._~/-]*)?\?([A-Za-z0-9._~=&-]*)(?:#.*)?",
+    r"(?:https?://|//)?+([A-Za-z0-9-]++(?:\.[A-Za-z0-9-]++)*+\.?+)(/[A-Za-z0-9._~/-]*+)?+\?([A-Za-z0-9._~=&-]*+)"
+    r"(?:#.*)?",
     re.DOTALL,
 )
 _INDEX_PAGES = ("/index.html", "/index.htm", "/index.php", "/default.aspx")
@@ -83,7 +86,15 @@ def _host_key_of(host: str) -> str:
     return host
 
 
-@lru_cache(maxsize=65536)
+#: :func:`normalize_url` by the URL as given: the pages a run's reports cite recur across its trials (bounded,
+#: emptied when it grows past ``_URL_MEMO_LIMIT`` entries; a plain dict: cheaper than ``lru_cache`` per call)
+_URL_KEYS: dict[str, str] = {}
+_URL_MEMO_LIMIT = 65536
+#: What a plain query (``a=1&utm_source=x``) adds to a URL's key (``?a=1``, or ``""``), by the query: a few
+#: queries (tracking parameters) recur across thousands of URLs (bounded like the other memos)
+_QUERY_KEYS: dict[str, str] = {}
+
+
 def normalize_url(url: str) -> str:
     """A key under which variants of one page's URL compare equal.
 
@@ -91,36 +102,73 @@ def normalize_url(url: str) -> str:
     or punycode), default ports, a trailing slash or ``index.html``, the fragment, session ids in the path,
     tracking parameters (``utm_*``, ``fbclid``, ``gclid``, ...), query-parameter order, percent-encoding
     differences, and punctuation the URL picked up from surrounding prose (a trailing ``.`` or ``,``)."""
-    text = _strip_prose(unicodedata.normalize("NFKC", url))
+    key = _URL_KEYS.get(url)
+    if key is None:
+        if len(_URL_KEYS) >= _URL_MEMO_LIMIT:
+            _URL_KEYS.clear()
+        key = _URL_KEYS[url] = _url_key(url)
+    return key
+
+
+def _url_key(url: str) -> str:
+    """:func:`normalize_url`, not memoised."""
+    if url.isascii() and url[:1] in _KEPT_ENDS and url[-1:] in _KEPT_ENDS:
+        # NFKC leaves ASCII as it is, and _strip_prose takes nothing off such ends
+        text = url
+    else:
+        text = _strip_prose(unicodedata.normalize("NFKC", url))
     # _SIMPLE_URL cannot match a text with "?", _SIMPLE_QUERY_URL only one with it (trying the one that cannot
     # match costs more than the rest of the key); _SLASH_RUN only changes a path with "//"
-    has_query = "?" in text
-    simple = None if has_query else _SIMPLE_URL.fullmatch(text)
-    if simple is not None:  # the same steps as below, those that can change such a URL
-        host = _host_key(simple.group(1))
-        path = simple.group(2) or ""
+    if "?" not in text:
+        simple = _SIMPLE_URL.fullmatch(text)
+        if simple is None:
+            return _normalize_url_general(text)
+        host, path = simple.groups()
+        query = None
+    else:
+        simple = _SIMPLE_QUERY_URL.fullmatch(text)
+        if simple is None:
+            return _normalize_url_general(text)
+        host, path, query = simple.groups()
+    # the same steps as _normalize_url_general, those that can change such a URL
+    host = _HOST_KEYS.get(host) or _host_key(host)
+    if path:
         path = (_SLASH_RUN.sub("/", path) if "//" in path else path).rstrip("/")
-        if path.lower().endswith(_INDEX_PAGES):
+        # every index page ends in l, m, p or x: the lower-cased copy only for a path that may be one
+        if path[-1:] in _INDEX_LAST and path.lower().endswith(_INDEX_PAGES):
             path = path.rsplit("/", 1)[0]
+    else:
+        path = ""
+    if not query:  # none, or "?" alone (urlencode of no pairs is "")
         return "//" + host + path
-    simple = _SIMPLE_QUERY_URL.fullmatch(text) if has_query else None
-    if simple is not None:  # what parse_qsl, the tracking filter, sort and urlencode give for such a query
-        host = _host_key(simple.group(1))
-        path = simple.group(2) or ""
-        path = (_SLASH_RUN.sub("/", path) if "//" in path else path).rstrip("/")
-        if path.lower().endswith(_INDEX_PAGES):
-            path = path.rsplit("/", 1)[0]
+    return "//" + host + path + _query_key(query)
+
+
+_INDEX_LAST = frozenset("lmpxLMPX")
+#: Characters _strip_prose never takes off either end of a text.
+_KEPT_ENDS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/-_~=&")
+
+
+def _query_key(query: str) -> str:
+    """What a plain query (``_SIMPLE_QUERY_URL``'s third group) adds to a URL's key: what parse_qsl, the
+    tracking filter, sort and urlencode give for it (``""`` when it holds only tracking parameters)."""
+    key = _QUERY_KEYS.get(query)
+    if key is None:
+        if len(_QUERY_KEYS) >= _MEMO_LIMIT:
+            _QUERY_KEYS.clear()
         items = []
-        for piece in simple.group(3).split("&"):
+        for piece in query.split("&"):
             if piece:
-                key, _, value = piece.partition("=")
-                if not _is_tracking(key):
-                    items.append((key, value))
+                name, _, value = piece.partition("=")
+                if not _is_tracking(name):
+                    items.append((name, value))
         if not items:  # only tracking parameters (or none)
-            return "//" + host + path
-        items.sort()
-        return "//" + host + path + "?" + "&".join(f"{k}={v.replace('=', '%3D')}" for k, v in items)
-    return _normalize_url_general(text)
+            key = ""
+        else:
+            items.sort()
+            key = "?" + "&".join(f"{k}={v.replace('=', '%3D')}" for k, v in items)
+        _QUERY_KEYS[query] = key
+    return key
 
 
 def _normalize_url_general(text: str) -> str:

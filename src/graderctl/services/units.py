@@ -53,13 +53,12 @@ NO_CITATIONS = "no citations found"
 CITATION_CHECKS = frozenset({Check.source_existence, Check.claim_support})
 
 
-# ViewSource, ViewCitation and ViewClaim are never changed once made; they are not frozen because a frozen
-# dataclass is several times slower to make (every field set through object.__setattr__), and a report view
-# makes one per claim, citation and source of every trial
+# ViewSource, ViewCitation, ViewClaim and ReportView are never changed once made: msgspec Structs (frozen,
+# and untracked by the cyclic garbage collector: none is ever part of a cycle), several times cheaper to make
+# than a dataclass, and a report view makes one per claim, citation and source of every trial
 
 
-@dataclass(slots=True)
-class ViewSource:
+class ViewSource(msgspec.Struct, frozen=True, gc=False):
     id: str
     url: str | None = None
     doi: str | None = None
@@ -72,8 +71,7 @@ class ViewSource:
     origin: str = "structured"
 
 
-@dataclass(slots=True)
-class ViewCitation:
+class ViewCitation(msgspec.Struct, frozen=True, gc=False):
     source_id: str | None = None
     url: str | None = None
     doi: str | None = None
@@ -83,8 +81,7 @@ class ViewCitation:
     marker: str | None = None
 
 
-@dataclass(slots=True)
-class ViewClaim:
+class ViewClaim(msgspec.Struct, frozen=True, gc=False):
     id: str
     text: str
     citations: tuple[ViewCitation, ...]
@@ -92,16 +89,15 @@ class ViewClaim:
     span: tuple[int, int] | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class ReportView:
+class ReportView(msgspec.Struct, frozen=True, gc=False):
     """The claims and sources every check's units are built from."""
 
     origin: Literal["structured", "text", "empty"]
     claims: tuple[ViewClaim, ...]
     sources: dict[str, ViewSource]
-    #: Sentences that state something and cite nothing: ``(text, span)``; for structured reports, the claims
-    #: without citations (span ``None``).
-    uncited: tuple[tuple[str, tuple[int, int] | None], ...]
+    #: Sentences that state something and cite nothing, with their span; for structured reports, the claims
+    #: without citations (span ``None``). (As the units document shows them: ``trial_units`` lists them.)
+    uncited: tuple[data.UncitedClaim, ...]
     #: The parser that read ``report.text`` (``None`` for structured reports).
     parser: ParserIdentity | None
 
@@ -128,6 +124,10 @@ def _structured_aliases(n: str) -> tuple[str, ...]:
     return (n, f"s{n}", f"[{n}]", f"ref{n}", f"source{n}", f"src{n}", f"S{n}")
 
 
+#: The ids of a parsed report's claims (``c1``, ``c2``, ...): made once, shared by every report
+_TEXT_CLAIM_IDS = tuple(f"c{i}" for i in range(1, 513))
+
+
 def report_view(trial: Trial) -> ReportView:
     """Read a trial's report once: structured claims win; else the parsed text."""
     report = trial.report
@@ -143,7 +143,7 @@ def report_view(trial: Trial) -> ReportView:
             )
             for c in report.claims
         )
-        uncited = tuple((c.text, None) for c in report.claims if not c.citations)
+        uncited = tuple(data.UncitedClaim(c.text, None) for c in report.claims if not c.citations)
         return ReportView("structured" if report.claims else "empty", claims, structured, uncited, None)
     parsed = parse_report(report.text)
     sources: dict[str, ViewSource] = dict(structured)
@@ -154,26 +154,23 @@ def report_view(trial: Trial) -> ReportView:
     view_claims: list[ViewClaim] = []
     #: the parser gives the claims one citation object per marker, source and quote: so does the view
     made: dict[int, ViewCitation] = {}
-    for i, claim in enumerate(parsed.claims, start=1):
-        if not structured:  # the common case: every citation as parsed
-            cits = []
-            for c in claim.citations:
-                view_cit = made.get(id(c))
-                if view_cit is None:
-                    view_cit = made[id(c)] = ViewCitation(c.source_id, None, None, None, c.quote, c.marker)
-                cits.append(view_cit)
-        else:
-            cits = []
-            for cit in claim.citations:
-                sid = cit.source_id
-                if sid is None:
-                    digits = cit.marker.strip("[]^")
+    ids = _TEXT_CLAIM_IDS
+    for i, claim in enumerate(parsed.claims):
+        cits: list[ViewCitation] = []
+        for c in claim.citations:
+            view_cit = made.get(id(c))
+            if view_cit is None:
+                sid = c.source_id
+                if sid is None and structured:
+                    digits = c.marker.strip("[]^")
                     if digits.isdigit():
                         sid = next((a for a in _structured_aliases(digits) if a in structured), None)
-                cits.append(ViewCitation(sid, None, None, None, cit.quote, cit.marker))
-        view_claims.append(ViewClaim(f"c{i}", claim.text, tuple(cits), (claim.start, claim.end)))
-    uncited_text = tuple((u.text, (u.start, u.end)) for u in parsed.uncited)
-    return ReportView("text", tuple(view_claims), sources, uncited_text, PARSER)
+                view_cit = made[id(c)] = ViewCitation(sid, None, None, None, c.quote, c.marker)
+            cits.append(view_cit)
+        cid = ids[i] if i < 512 else f"c{i + 1}"
+        view_claims.append(ViewClaim(cid, claim.text, tuple(cits), (claim.start, claim.end)))
+    uncited = tuple(data.UncitedClaim(u.text, (u.start, u.end)) for u in parsed.uncited)
+    return ReportView("text", tuple(view_claims), sources, uncited, PARSER)
 
 
 # --- units ------------------------------------------------------------------------------------------------
@@ -198,17 +195,17 @@ def _missing_reason(cit: ViewCitation) -> str:
 
 
 def _citation_input(
-    cit: ViewCitation, sources: dict[str, ViewSource]
+    cit: ViewCitation, source: ViewSource | None
 ) -> tuple[data.SourceExistenceInput | None, str | None]:
-    """A citation's ``source_existence`` input, or why it has none (the unit fails without grading)."""
+    """A citation's ``source_existence`` input, or why it has none (the unit fails without grading).
+    ``source``: the listed source it points to (``None``: none)."""
     if cit.source_id is not None or cit.marker is not None:
-        source = sources.get(cit.source_id) if cit.source_id is not None else None
         if source is None:
             return None, _missing_reason(cit)
         if source.url or source.doi:
-            citation = data.Citation(url=source.url, doi=source.doi, title=source.title, quote=cit.quote)
+            citation = data.Citation(None, source.url, source.doi, source.title, cit.quote)
         elif source.origin == "structured":
-            citation = data.Citation(source_id=source.id, title=source.title, quote=cit.quote)
+            citation = data.Citation(source.id, None, None, source.title, cit.quote)
         else:
             shown = f" ({source.title!r})" if source.title else ""
             return None, (
@@ -216,7 +213,7 @@ def _citation_input(
                 "cannot be checked"
             )
     elif cit.url or cit.doi:
-        citation = data.Citation(url=cit.url, doi=cit.doi, title=cit.title, quote=cit.quote)
+        citation = data.Citation(None, cit.url, cit.doi, cit.title, cit.quote)
     else:
         return None, "the citation names no source (no source_id, url or doi)"
     return data.SourceExistenceInput(citation), None
@@ -241,13 +238,14 @@ def _corpus_document(source: ViewSource | ViewCitation, corpus: Corpus | None) -
 
 
 def _evidence(
-    cit: ViewCitation, index: int, sources: dict[str, ViewSource], corpus: Corpus | None, no_text: str
+    cit: ViewCitation, index: int, source: ViewSource | None, corpus: Corpus | None, no_text: str
 ) -> tuple[str, data.Evidence] | str:
     """What a citation gives its claim's ``claim_support`` unit: evidence (with the key that tells it apart
-    from the claim's other evidence), or, as a string, why it gives none."""
+    from the claim's other evidence), or, as a string, why it gives none. ``source``: the listed source it
+    points to (``None``: none)."""
     target: ViewSource | ViewCitation | None
     if cit.source_id is not None or cit.marker is not None:
-        target = sources.get(cit.source_id) if cit.source_id is not None else None
+        target = source
         name = cit.marker or cit.source_id or f"citation #{index}"
         if target is None:
             what = "no source listed for it" if cit.marker is not None else "not in the report's sources"
@@ -256,18 +254,27 @@ def _evidence(
         target, name = cit, f"citation #{index}"
     doc = _corpus_document(target, corpus) if corpus is not None else None
     if doc is not None:
-        return doc.id, data.Evidence(source_id=doc.id)
+        return doc.id, data.Evidence(doc.id, None)
     text = target.text if isinstance(target, ViewSource) else None
     if text and text.strip():
-        return "text:" + text, data.Evidence(text=text)
+        return "text:" + text, data.Evidence(None, text)
     return name + no_text
 
 
-#: What one citation gives: how the units document shows it, its ``source_existence`` input (or why there is
-#: none), and what it gives its claim's ``claim_support`` unit (see :func:`_evidence`).
-_Given = tuple[
-    data.UnitsCitation, data.SourceExistenceInput | None, str | None, tuple[str, data.Evidence] | str
-]
+class _Given(NamedTuple):
+    """What one citation gives."""
+
+    #: How the units document shows it.
+    shown: data.UnitsCitation
+    #: What its ``source_existence`` unit's id ends with (after ``citation:<claim>/``).
+    unit: str
+    #: Its ``source_existence`` input, or why there is none.
+    se_input: data.SourceExistenceInput | None
+    se_failure: str | None
+    #: What it gives its claim's ``claim_support`` unit (see :func:`_evidence`).
+    gives: tuple[str, data.Evidence] | str
+    #: Its marker, when it points to no listed source (a missing source); else ``None``.
+    missing: str | None
 
 
 def _given(
@@ -279,11 +286,12 @@ def _given(
     no_text: str,
 ) -> _Given:
     sid = cit.source_id
-    listed = shown_sources.get(sid) if sid is not None else None
-    if listed is not None:
-        shown = data.UnitsCitation(cit.marker, sid, listed.url, listed.doi, listed.title, cit.quote, False)
+    marker = cit.marker
+    source = sources.get(sid) if sid is not None else None
+    if source is not None:
+        listed = shown_sources[sid]  # type: ignore[index]  # sid is not None: it found a source
+        shown = data.UnitsCitation(marker, sid, listed.url, listed.doi, listed.title, cit.quote, False)
     else:  # a citation of no listed source (missing), or a structured citation that names its own URL or DOI
-        marker = cit.marker
         shown = data.UnitsCitation(
             marker,
             sid if marker is None else None,
@@ -293,8 +301,15 @@ def _given(
             cit.quote,
             sid is not None or marker is not None,
         )
-    se_input, se_failure = _citation_input(cit, sources)
-    return shown, se_input, se_failure, _evidence(cit, index, sources, corpus, no_text)
+    se_input, se_failure = _citation_input(cit, source)
+    return _Given(
+        shown,
+        sid or marker or f"#{index}",
+        se_input,
+        se_failure,
+        _evidence(cit, index, source, corpus, no_text),
+        marker if source is None else None,
+    )
 
 
 class ReportUnits(NamedTuple):
@@ -310,6 +325,10 @@ class ReportUnits(NamedTuple):
     citation_units: list[data.CheckUnit]
     #: ``claim_support``: one unit per claim (``claim:<id>``).
     claim_units: list[data.CheckUnit]
+
+
+#: The unit id prefixes of the claims ``c1``, ``c2``, ... (every parsed report's claim ids): made once
+_CLAIM_UNIT_IDS = {cid: (f"citation:{cid}/", f"claim:{cid}") for cid in _TEXT_CLAIM_IDS}
 
 
 def report_units(view: ReportView, corpus: Corpus | None) -> ReportUnits:
@@ -344,45 +363,48 @@ def report_units(view: ReportView, corpus: Corpus | None) -> ReportUnits:
     claim_units: list[data.CheckUnit] = []
     #: the failure of a claim_support unit whose one citation gives no evidence, by what the citation gives
     failures: dict[str, str] = {}
+    CheckUnit, MissingSource, ClaimSupportInput = data.CheckUnit, data.MissingSource, data.ClaimSupportInput
     for claim in view.claims:
         cid = claim.id
-        prefix = f"citation:{cid}/"
+        keys = _CLAIM_UNIT_IDS.get(cid)
+        prefix, claim_uid = keys if keys is not None else (f"citation:{cid}/", f"claim:{cid}")
         shown: list[data.UnitsCitation] = []
         gave: list[tuple[str, data.Evidence] | str] = []
-        for index, cit in enumerate(claim.citations, start=1):
-            marker = cit.marker
-            if marker or cit.source_id:  # what it gives does not depend on where it is in the claim
-                given = known.get(id(cit))
-                if given is None:
-                    given = known[id(cit)] = _given(cit, index, sources, shown_sources, corpus, no_text)
-            else:
+        index = 0  # the citation's place in the claim (counted: an enumerate per claim costs twice as much)
+        for cit in claim.citations:
+            index += 1  # noqa: SIM113
+            given = known.get(id(cit))
+            if given is None:
                 given = _given(cit, index, sources, shown_sources, corpus, no_text)
-            citation, se_input, se_failure, gives = given
-            shown.append(citation)
+                if cit.marker or cit.source_id:  # what it gives does not depend on where it is in the claim
+                    known[id(cit)] = given
+            shown_cit, unit, se_input, se_failure, gives, marker_missing = given
+            shown.append(shown_cit)
             gave.append(gives)
-            if marker is not None and citation.missing:
-                missing.append(data.MissingSource(cid, marker))
-            uid = prefix + (cit.source_id or marker or f"#{index}")
+            if marker_missing is not None:
+                missing.append(MissingSource(cid, marker_missing))
+            uid = prefix + unit
             if uid in used:
                 times = used[uid] = used[uid] + 1
                 uid += f"#{times}"
             else:
                 used[uid] = 1
-            citation_units.append(data.CheckUnit(uid, se_input, se_failure))
+            citation_units.append(CheckUnit(uid, se_input, se_failure))
         claims.append(data.UnitsClaim(cid, claim.text, claim.span, shown))
-        uid = f"claim:{cid}"
         if len(gave) == 1:  # the common case
             gives = gave[0]
             if isinstance(gives, str):
                 reason = failures.get(gives)
                 if reason is None:
                     reason = failures[gives] = "no evidence to check the claim against: cites " + gives
-                claim_units.append(data.CheckUnit(uid, None, reason))
+                claim_units.append(CheckUnit(claim_uid, None, reason))
             else:
-                claim_units.append(data.CheckUnit(uid, data.ClaimSupportInput(claim.text, [gives[1]]), None))
+                claim_units.append(CheckUnit(claim_uid, ClaimSupportInput(claim.text, [gives[1]]), None))
             continue
         if not gave:
-            claim_units.append(data.CheckUnit(uid, None, "the claim cites no source, so nothing supports it"))
+            claim_units.append(
+                CheckUnit(claim_uid, None, "the claim cites no source, so nothing supports it")
+            )
             continue
         evidence: list[data.Evidence] = []
         seen: set[str] = set()
@@ -394,10 +416,10 @@ def report_units(view: ReportView, corpus: Corpus | None) -> ReportUnits:
                 seen.add(gives[0])
                 evidence.append(gives[1])
         if evidence:
-            claim_units.append(data.CheckUnit(uid, data.ClaimSupportInput(claim.text, evidence), None))
+            claim_units.append(CheckUnit(claim_uid, ClaimSupportInput(claim.text, evidence), None))
         else:
             reason = "no evidence to check the claim against: cites " + "; ".join(unresolved)
-            claim_units.append(data.CheckUnit(uid, None, reason))
+            claim_units.append(CheckUnit(claim_uid, None, reason))
     return ReportUnits(claims, shown_sources, missing, citation_units, claim_units)
 
 
@@ -493,7 +515,7 @@ def trial_units(trial: Trial, corpus: Corpus | None) -> data.TrialUnits:
         trial.task.requires_citations,
         units.claims,
         list(units.sources.values()),
-        [data.UncitedClaim(text, span) for text, span in view.uncited],
+        list(view.uncited),
         units.missing,
         data.UnitsChecks(
             _check_units(units.citation_units, Check.source_existence, trial),
