@@ -124,3 +124,84 @@ def test_compact_and_spaced_lines_are_proved_free_of_repeats() -> None:
         assert not json_keys.may_repeat_a_key_of(raw, value)
     assert json_keys.read_strictly(b'{"a": NaN}') is json_keys.UNREAD
     assert json_keys.read_strictly(b'{"a": 1e999}') is json_keys.UNREAD
+
+
+# --- trials validated from msgspec's value (Python mode) as from the bytes (JSON mode) --------------------
+
+_B = '"task_id": "t", "trial_id": "r", '
+_TYPED = [  # values whose type Python mode and JSON mode might read differently
+    _B + '"task": {}, "report": {"text": "x"}, "cost": {"usd": 1}',
+    _B
+    + '"task": {}, "report": {"text": "x"}, "cost": {"usd": -0.0, "wall_seconds": 1e308, "input_tokens": 0}',
+    _B + '"task": {}, "report": {"text": "x"}, "cost": {"usd": 1.5, "x": {"a": [1, 2.5, null, true]}}',
+    _B + '"task": {}, "report": {"text": "x"}, "cost": {"big": 123456789012345678901234567890}',
+    _B + '"task": {}, "report": {"text": "x"}, "cost": {"input_tokens": true}',
+    _B + '"task": {}, "report": {"text": "x"}, "cost": {"input_tokens": 1.0}',
+    _B + '"task": {}, "report": {"text": "x"}, "cost": {"input_tokens": -1}',
+    _B + '"task": {}, "report": {"text": "x"}, "cost": {"usd": "1"}',
+    _B + '"task": {}, "report": {"text": "x"}, "cost": {"usd": -1}',
+    _B + '"task": {}, "report": {"text": "x"}, "cost": null',
+    _B + '"task": {}, "report": {"text": "x"}, "cost": []',
+    _B + '"task": {}, "report": {"text": "x"}, "generator": {"model": "m", "provider": null}',
+    _B + '"task": {}, "report": {"text": "x"}, "generator": {"model": ""}',
+    _B + '"task": {}, "report": {"text": "x"}, "generator": {"model": "m", "x": 1}',
+    _B + '"task": {}, "report": {"text": "x"}, "generator": "m"',
+    _B + '"task": {"requires_citations": 0}, "report": {"text": "x"}',
+    _B + '"task": {"requires_citations": false, "question": null}, "report": {"text": "x"}',
+    _B + '"task": {"nuggets": [{"text": "a", "importance": "okay"}, {"text": "b"}]}, "report": {}',
+    _B + '"task": {"nuggets": [{"text": "a", "importance": "OKAY"}]}, "report": {}',
+    _B + '"task": {"nuggets": [{"text": ""}]}, "report": {}',
+    _B + '"task": {"nuggets": {"text": "a"}}, "report": {}',
+    _B + '"task": {}, "report": {"claims": [{"id": "c", "text": "t", "citations": [{"source_id": "1"}]}]}',
+    _B + '"task": {}, "report": {"claims": [{"id": "c", "text": "t", "citations": [{}, {"quote": 1}]}]}',
+    _B + '"task": {}, "report": {"sources": [{"id": "1", "url": "u", "text": null}, {"id": ""}]}',
+    _B + '"task": {}, "report": {"text": null}',
+    _B + '"task": {}, "report": null',
+    _B + '"task": {}, "report": [], "stop_reason": 1',
+    _B + '"task": {}, "report": {}, "trajectory": "ok", "category": null, "stop_reason": "end"',
+    _B + '"task": {}, "report": {}, "unknown": 1',
+    _B + '"task": {}, "report": {"extra": 1}',
+    '"task_id": "", "trial_id": 5, "task": {}, "report": {}',
+    '"trial_id": "r", "task": {}, "report": {}',
+    _B + '"task": {}, "report": {"text": "caf\\u00e9 \\ud83d\\ude00 \\"q\\": x\\n"}',
+]
+
+
+def _read_models(path: Path, from_value: bool) -> tuple[list[Any], list[Any]]:
+    with readers.duplicate_keys_checked():
+        sink = ProblemSink(cap=10_000)
+        rows = readers.read_jsonl_models(path, Trial, shown="t.jsonl", sink=sink, from_value=from_value)
+    seen = [
+        (n, repr(t), t.model_dump(), t.model_fields_set, t.cost.model_extra if t.cost else None)
+        for n, t in rows
+    ]
+    return seen, [p.model_dump() if hasattr(p, "model_dump") else repr(p) for p in sink.problems]
+
+
+def test_trials_validated_from_the_value_as_from_the_bytes(tmp_path: Path) -> None:
+    """read_trials validates msgspec's value of a line in Python mode (``from_value``): the same trials
+    (values, their types, the fields set, the extra fields), the same problems in the same order as from the
+    bytes."""
+    path = tmp_path / "trials.jsonl"
+    lines = ["{" + t + "}" for t in _TYPED] + _LINES
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    rows, problems = _read_models(path, True)
+    assert (rows, problems) == _read_models(path, False)
+    assert len(rows) > 10 and len(problems) > 10
+    # and JSON mode never sees a line Python mode accepted, nor the reverse, one line at a time
+    for line in lines:
+        path.write_text(line + "\n", encoding="utf-8")
+        assert _read_models(path, True) == _read_models(path, False)
+
+
+def test_trials_from_the_value_used_when_keys_are_checked(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The fast path is taken (not a test of two equal paths): Python mode validates every valid line."""
+    calls: list[Any] = []
+    real = readers._valid_value
+    monkeypatch.setattr(readers, "_valid_value", lambda *a: calls.append(a) or real(*a))
+    path = tmp_path / "trials.jsonl"
+    path.write_text("\n".join("{" + t + "}" for t in _TYPED[:3]) + "\n", encoding="utf-8")
+    rows, _ = _read_models(path, True)
+    assert len(calls) == len(rows) == 3

@@ -35,7 +35,8 @@ def read_trials(path: Path, root: Path) -> list[Trial]:
     shown = display_path(path, root)
     sink = ProblemSink()
     with duplicate_keys_checked():
-        rows = read_jsonl_models(path, Trial, shown=shown, sink=sink)
+        # from_value: each line is read once by msgspec for the key checks; Trial validates that value
+        rows = read_jsonl_models(path, Trial, shown=shown, sink=sink, from_value=True)
     seen: dict[tuple[str, str], int] = {}
     for line, trial in rows:
         note_duplicate_trial(seen, trial.task_id, trial.trial_id, line, shown, sink)
