@@ -8,7 +8,7 @@ import json
 import msgspec
 
 from graderctl.models import units_data as data
-from graderctl.render.units import units_json_chunks
+from graderctl.render.units import UnitsJsonWriter, units_json_chunks
 
 ODD = 'Prix « 3 € » — naïve\u2028\ttab\x01 "q" \\ 😀'
 
@@ -58,12 +58,30 @@ def _document(trials: list[data.TrialUnits], coverage: float | None) -> data.Uni
 
 
 def test_same_bytes_as_json_dumps() -> None:
-    rows = [_trial(i, ODD) for i in range(1200)]  # more than one chunk (1 MB)
+    rows = [_trial(i, ODD) for i in range(1200)]
     doc = _document(rows, 1e-05)
     out = b"".join(units_json_chunks(doc))
     assert len(out) > 1 << 20 and out == _expected(doc)
     empty = _document([], None)
     assert b"".join(units_json_chunks(empty)) == _expected(empty)
+
+
+def test_same_bytes_trial_by_trial() -> None:
+    """Trials written one at a time (one that msgspec cannot encode, a lone surrogate, first or not): the same
+    document as encoded whole."""
+    rows = [_trial(i, ODD * (1 + i % 7)) for i in range(50)]
+    for bad in (0, 5):
+        odd = list(rows)
+        odd[bad] = _trial(bad, "a\ud800b")
+        doc = _document(odd, 0.25)
+        writer = UnitsJsonWriter()
+        for row in odd:
+            writer(row)
+        chunks = list(writer.chunks(msgspec.structs.replace(doc, trials=[])))
+        assert len(chunks) == 2 + len(odd)
+        out = b"".join(chunks)
+        assert out == b"".join(units_json_chunks(doc))
+        assert json.loads(out) == json.loads(json.dumps(msgspec.to_builtins(doc)))
 
 
 def test_unit_inputs_print_as_the_pydantic_inputs_dump() -> None:
