@@ -381,3 +381,126 @@ def test_org_and_label_prechecks_never_skip_a_match() -> None:
     for ch in [*map(chr, range(0x250)), "’", "‘", "–"]:
         allowed = re.fullmatch(rf"[ \t*_&]|{name_char}", ch) is not None
         assert (ch in R._ORG_RUN) == allowed, repr(ch)
+
+
+def test_year_pattern_finds_what_the_entry_year_pattern_finds() -> None:
+    pieces = [
+        "1",
+        "2",
+        "0",
+        "5",
+        "9",
+        "15",
+        "19",
+        "20",
+        "2025",
+        "1999",
+        "1499",
+        "2100",
+        "a",
+        "b",
+        "z",
+        "A",
+        " ",
+        "(",
+        ")",
+        "-",
+        "/",
+        "٣",
+        "２",
+        "x",
+        "\n",
+        "ab",
+    ]
+    for text in _texts(pieces, 12000, seed=26, longest=10):
+        assert _same(R._year_in_entry(text), R._YEAR_IN_ENTRY.search(text)), text
+        for start in range(len(text)):
+            assert _same(R._Find.year_in_entry.match(text, start), R._YEAR_IN_ENTRY.match(text, start)), text
+
+
+def _reference_source_lists(lines: list[str], sources: R._Sources, link_defs: dict[str, str]) -> set[int]:
+    """The block of ``parse_report`` that read the definitions and lists, as it was (main 128595f)."""
+    in_footnote = False
+    footnotes: list[R._Entry] = []
+    definitions: list[R._Entry] = []
+    skip: set[int] = set()
+    if "]:" in "\n".join(lines):
+        for idx, line in enumerate(lines):
+            if "]:" in line:
+                fm = R._FOOTNOTE_DEF.match(line)
+                if fm is not None:
+                    footnotes.append(
+                        R._Entry("^" + fm.group("id"), f"[^{fm.group('id')}]", fm.group("body"), "footnote")
+                    )
+                    skip.add(idx)
+                    in_footnote = True
+                    continue
+                lm = R._LINK_DEF.match(line)
+                if lm is not None:
+                    label = lm.group("label").strip()
+                    body = lm.group("url") + (f' "{lm.group("title")}"' if lm.group("title") else "")
+                    definitions.append(R._Entry(label, f"[{label}]", body, "definition"))
+                    skip.add(idx)
+                    in_footnote = False
+                    continue
+            if in_footnote and line[:1] in " \t" and line.strip():
+                footnotes[-1].text += " " + line.strip()
+                skip.add(idx)
+                continue
+            in_footnote = False
+    regions = _reference_find_regions(lines)
+    region_entries: list[list[R._Entry]] = []
+    for first, end, rest in regions:
+        body_lines = [lines[k] for k in range(first + 1, end) if k not in skip]
+        if rest:
+            pieces = re.split(r"(?=\[\d{1,3}\])", rest)
+            body_lines = [p for p in pieces if p.strip()] + body_lines
+        region_entries.append(_reference_region_entries(body_lines))
+        for k in range(first, end):
+            skip.add(k)
+    for entries in region_entries:
+        for ordinal, entry in enumerate(entries, start=1):
+            sources.add(_reference_entry_source(entry, sources, ordinal))
+    for entry in footnotes:
+        sources.add(_reference_entry_source(entry, sources, 0))
+    for entry in definitions:
+        source = _reference_entry_source(entry, sources, 0)
+        sources.add(source)
+        link_defs[entry.id.lower() if entry.id else ""] = source.id
+    return skip
+
+
+def test_source_lists_equal_the_reference() -> None:
+    pieces = [
+        *_LINE_PIECES,
+        "[^1]: Source 1, https://www.iea.org/r",
+        "   [^note]: Smith, A. (2019). Title. https://s.org",
+        "    [^2]: four blanks",
+        "[^3]:",
+        "  continued footnote text, accessed May 3, 2025",
+        "\tindented",
+        '[Label]: https://l.org "A title"',
+        " [ref-2]: <www.r.org>",
+        "[x]: doi:10.1000/y",
+        "[bad]: not a url",
+        "[1]: https://one.org",
+        "text [1]: inline",
+        "]:",
+        "[",
+        "\u00a0[^4]: non-breaking space before",
+        "\u2003[5]: https://em.org",
+    ]
+    rng = random.Random(27)
+    for _ in range(4000):
+        lines = [
+            "".join(rng.choice(pieces) for _ in range(rng.randint(0, 2))) for _ in range(rng.randint(0, 10))
+        ]
+        fast_sources, plain_sources = R._Sources(), R._Sources()
+        fast_defs: dict[str, str] = {}
+        plain_defs: dict[str, str] = {}
+        fast = R._source_lists(lines, fast_sources, fast_defs)
+        plain = _reference_source_lists(lines, plain_sources, plain_defs)
+        assert fast == plain, lines
+        assert fast_defs == plain_defs, lines
+        assert list(fast_sources.by_id.items()) == list(plain_sources.by_id.items()), lines
+        assert fast_sources.by_author == plain_sources.by_author, lines

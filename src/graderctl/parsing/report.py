@@ -35,7 +35,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable, MutableSequence
 from dataclasses import dataclass, field
-from itertools import accumulate
+from itertools import accumulate, compress, count, islice, repeat
 from operator import attrgetter, itemgetter
 
 from graderctl.language.sentences import sentence_spans
@@ -244,8 +244,11 @@ class _Find:
     semicolon = re.compile(r"[ \t]*;[ \t]*")
     list_separator = re.compile(r"[ \t]*(?:[,;]|and)[ \t]*")
     range_dash = re.compile(r"[ \t]*[-–—][ \t]*")
-    #: The digits of a year as :data:`_YEAR_IN_ENTRY` reads them (without what is around them).
-    year_digits = re.compile(r"(?:1[5-9]|20)\d\d")
+    #: :data:`_YEAR_IN_ENTRY` (the same matches and groups) opening with the character set ``[12]`` (the
+    #: engine skips to one quickly) instead of its lookbehind (which makes a search try every character): the
+    #: lookbehinds after the first digit say what the first one said before it (no digit before the year)
+    #: and which digit it was (``1[5-9]`` or ``20``).
+    year_in_entry = re.compile(r"([12](?<!\d[12])(?:(?<=1)[5-9]|(?<=2)0)\d\d)([a-z])?(?!\d)")
     #: A run of blanks (as a marker leaves).
     blank_run = re.compile(" *")
     #: Every ASCII character but the letters. What :data:`_REF_HEADING` allows before its word (blanks,
@@ -381,7 +384,7 @@ _URL_LABEL_LAST = frozenset("".join(w[-1] + w[-1].upper() for w in _URL_LABEL_EN
 #: One of these is in every match of :data:`_ACCESSED`.
 _ACCESSED_WORDS = ("accessed", "retrieved", "visited", "viewed", "consulted")
 #: Every character :data:`_ACCESSED` can match before one of its words (``,;.``, blanks, brackets, ``last``).
-_ACCESSED_OPENING = frozenset(",;. \t([lastLAST")
+_ACCESSED_OPENING = ",;. \t([lastLAST"
 _QUOTED_TITLE = re.compile(r"[\"“]([^\"“”\n]{3,}?)[\"”]")
 _YEAR_IN_ENTRY = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)([a-z])?(?!\d)")
 _ENTRY_AUTHOR = re.compile(
@@ -661,14 +664,20 @@ def _entry_source(entry: _Entry, sources: _Sources, ordinal: int) -> ParsedSourc
             title = text
         rest = body[: link.start()] + " " + body[link.end() :]
     lowered = body.lower()
-    has_url = "http" in lowered or "www." in lowered
+    http, www = lowered.find("http"), lowered.find("www.")
+    has_url = http != -1 or www != -1
     if url is None and has_url:
-        bare = _url_in_entry(body, lowered)
+        # _url_in_entry, inline (the first place a URL can start is known)
+        bare = (
+            _BARE_URL.match(body, http if www == -1 or -1 < http < www else www) if body.isascii() else None
+        )
+        if bare is None:
+            bare = _bare_url(body, lowered)
         if bare is not None:
             url = _trim_url(bare.group())
             rest = body[: bare.start()] + " " + body[bare.end() :]
     doi = find_doi(body) if ("10." in body) else None
-    if url and url.lower().startswith(("doi:", "10.")):
+    if url and url[:4].lower().startswith(("doi:", "10.")):
         url = None
     if title is None and ('"' in rest or "“" in rest):  # _QUOTED_TITLE opens with one of them
         quoted = _QUOTED_TITLE.search(rest)
@@ -715,11 +724,13 @@ def _entry_source(entry: _Entry, sources: _Sources, ordinal: int) -> ParsedSourc
     before = year.start() + 8
     if body.find("(", 0, before) != -1:  # _ACRONYM opens with "("
         names.update(a.lower() for a in _ACRONYM.findall(body[:before]))
-    names = {n for n in names if n not in _NOT_AUTHORS}
-    for name in names:
-        for key in ((name, year.group(1) + (year.group(2) or "")), (name, year.group(1))):
-            sources.by_author.setdefault(key, sid)
-    if names:
+    kept = [n for n in names if n not in _NOT_AUTHORS]
+    if kept:
+        digits, letter = year.group(1, 2)
+        by_author = sources.by_author
+        for name in kept:
+            by_author.setdefault((name, digits + (letter or "")), sid)
+            by_author.setdefault((name, digits), sid)
         sources.has_author_entries = True
     return source
 
@@ -742,14 +753,8 @@ def _url_in_entry(text: str, lowered: str) -> re.Match[str] | None:
 
 
 def _year_in_entry(text: str) -> re.Match[str] | None:
-    """``_YEAR_IN_ENTRY.search(text)``, tried only where four digits of a year start (its lookbehind keeps the
-    regex engine from skipping ahead: a search tries every character). A match that starts inside one of
-    these runs has a digit before it, so none is passed over."""
-    for m in _Find.year_digits.finditer(text):
-        year = _YEAR_IN_ENTRY.match(text, m.start())
-        if year is not None:
-            return year
-    return None
+    """``_YEAR_IN_ENTRY.search(text)``, by :attr:`_Find.year_in_entry` (one search the engine runs faster)."""
+    return _Find.year_in_entry.search(text)
 
 
 def _bare_url(body: str, lowered: str) -> re.Match[str] | None:
@@ -799,8 +804,7 @@ def _accessed_off(text: str) -> str:
             at = i
     if at == -1:  # no word: no match
         return text
-    while at > 0 and text[at - 1] in _ACCESSED_OPENING:
-        at -= 1
+    at = len(text[:at].rstrip(_ACCESSED_OPENING))  # back over what can open the match
     m = _ACCESSED.search(text, at)
     return text if m is None else text[: m.start()] + " " + text[m.end() :]
 
@@ -813,14 +817,16 @@ def _only_url_label(text: str) -> bool:
     return first == len(text) or _URL_LABEL.match(text, first) is not None
 
 
-def _entry_id(m: re.Match[str]) -> tuple[str | None, str]:
-    b, p, n, c, d = m.group("b", "p", "n", "c", "d")
+def _entry_id(
+    b: str | None, p: str | None, n: str | None, c: str | None, d: str | None
+) -> tuple[str | None, str]:
+    """The id and marker of a list entry from the groups b, p, n, c, d of :data:`_ENTRY`."""
+    if n is not None:  # (at most one of them is set: the order does not matter; "1." is the common one)
+        return n, f"{n}."
     if b is not None:
         return b, f"[{b}]"
     if p is not None:
         return p, f"({p})"
-    if n is not None:
-        return n, f"{n}."
     if c is not None:
         return c, f"^{c}"
     if d is not None:
@@ -837,23 +843,30 @@ def _region_entries(lines: list[str], origin: str = "list") -> list[_Entry]:
             continue
         m = _ENTRY.match(line)
         assert m is not None  # the pattern matches every line
-        ident, marker = _entry_id(m)
-        bullet, body = m.group("bullet", "body")
+        bullet, b, p, n, c, d, body = m.group("bullet", "b", "p", "n", "c", "d", "body")
+        ident, marker = _entry_id(b, p, n, c, d)
         body = body.strip()
         if not body and ident is None:
             continue
         starts_new = ident is not None or bullet is not None
         if not starts_new and entries:
-            indented = line[:1] in " \t"
             current = entries[-1]
-            only_link = _BARE_URL.match(body) is not None or _only_url_label(body.split("http")[0])
-            text = current.text
-            has_link = "10." in text or _url_in_entry(text, text.lower()) is not None
-            if indented or (only_link and not has_link) or body[:1].islower():
+            # (the cheap tests first: each one alone joins the line)
+            if line[:1] in " \t" or body[:1].islower() or (_only_link(body) and not _has_link(current.text)):
                 current.text += " " + body
                 continue
         entries.append(_Entry(ident, marker, body, origin))
     return entries
+
+
+def _only_link(body: str) -> bool:
+    """Whether a line of a list holds only a URL (a label before it at most)."""
+    return _BARE_URL.match(body) is not None or _only_url_label(body.partition("http")[0])
+
+
+def _has_link(text: str) -> bool:
+    """Whether an entry holds a URL or what may be a DOI."""
+    return "10." in text or _url_in_entry(text, text.lower()) is not None
 
 
 def _ref_heading(line: str) -> re.Match[str] | None:
@@ -871,6 +884,10 @@ def _may_be_ref_heading(line: str) -> bool:
     return line.lstrip(_Find.not_letters)[: _Find.ref_words_longest].lower().startswith(_Find.ref_words)
 
 
+#: The lengths of a line tried as a reference heading.
+_HEADING_SIZES = range(1, 200)
+
+
 def _find_regions(lines: list[str]) -> list[tuple[int, int, str]]:
     """``(first line, end line, text after the heading)`` of each source list: from a reference heading to
     the next heading of the same or a higher level; or a trailing block of marked lines with URLs."""
@@ -879,7 +896,7 @@ def _find_regions(lines: list[str]) -> list[tuple[int, int, str]]:
     not_letters, words, longest = _Find.not_letters, _Find.ref_words, _Find.ref_words_longest
     after = 0  # the first line after the last list
     # a heading is a line of 1 to 199 characters: only those are tried, from the top, past each list found
-    for i in [k for k, size in enumerate(map(len, lines)) if 0 < size < 200]:
+    for i in compress(count(), map(_HEADING_SIZES.__contains__, map(len, lines))):
         if i < after:
             continue
         line = lines[i]
@@ -1586,44 +1603,20 @@ def _assign_quotes(work: str, a: int, cites: list[_Cite]) -> list[str | None]:
     return [" ... ".join(q) if q else None for q in quotes_of]
 
 
-def parse_report(text: str) -> ParsedReport:
-    """The claims (cited sentences), sources and uncited sentences of a report's text."""
-    if not text or not text.strip():
-        return ParsedReport((), (), ())
-    work = text
-    if "\r" in work:
-        work = work.replace("\r\n", " \n").replace("\r", "\n")
-    # a search for a run of characters costs several times one for a single character: the character first
-    if ("`" in work and "```" in work) or ("~" in work and "~~~" in work):
-        work = _FENCE.sub(lambda m: _blank(m.group()), work)
-    if "<" in work and _HTML_HINT.search(work):
-        work = _html(work)
-    if "*" in work and "**" in work:
-        work = work.replace("**", "  ")
-    if "__" in work:
-        work = work.replace("__", "  ")
-    if "\t" in work:
-        work = work.replace("\t", " ")
-
-    lines = work.split("\n")
-    sources = _Sources()
-    edits: list[tuple[int, int, str | None]] = []
-    link_defs: dict[str, str] = {}
-    # footnote definitions and link definitions, anywhere
+def _source_lists(lines: list[str], sources: _Sources, link_defs: dict[str, str]) -> set[int]:
+    """The source lists, footnote definitions and link definitions of a report's lines, read into ``sources``
+    (and ``link_defs``: each definition's label, in lower case, to its source's id); returns the indices of
+    the lines they take up (blanked in the text)."""
+    # footnote definitions and link definitions, anywhere: both patterns open with "[" after at most three
+    # blanks, so no line before the first that opens with "[" (once stripped) holds one, nor continues one
     in_footnote = False
     footnotes: list[_Entry] = []
     definitions: list[_Entry] = []
-    has_brackets_colon = False  # "]:" in work, found from the colons (few)
-    i = work.find(":")
-    while i != -1:
-        if work[i - 1 : i] == "]":
-            has_brackets_colon = True
-            break
-        i = work.find(":", i + 1)
     skip: set[int] = set()
-    if has_brackets_colon:
-        for idx, line in enumerate(lines):
-            if "]:" in line:
+    first_def = next(compress(count(), map(str.startswith, map(str.lstrip, lines), repeat("["))), None)
+    if first_def is not None:
+        for idx, line in enumerate(islice(lines, first_def, None), first_def):
+            if "[" in line[:4] and "]:" in line:
                 fm = _FOOTNOTE_DEF.match(line)
                 if fm is not None:
                     footnotes.append(
@@ -1654,8 +1647,7 @@ def parse_report(text: str) -> ParsedReport:
             pieces = re.split(r"(?=\[\d{1,3}\])", rest)
             body_lines = [p for p in pieces if p.strip()] + body_lines
         region_entries.append(_region_entries(body_lines))
-        for k in range(first, end):
-            skip.add(k)
+        skip.update(range(first, end))
     # ids: explicit markers; else the entry's place in its list
     for entries in region_entries:
         for ordinal, entry in enumerate(entries, start=1):
@@ -1666,6 +1658,33 @@ def parse_report(text: str) -> ParsedReport:
         source = _entry_source(entry, sources, 0)
         sources.add(source)
         link_defs[entry.id.lower() if entry.id else ""] = source.id
+    return skip
+
+
+def parse_report(text: str) -> ParsedReport:
+    """The claims (cited sentences), sources and uncited sentences of a report's text."""
+    if not text or not text.strip():
+        return ParsedReport((), (), ())
+    work = text
+    if "\r" in work:
+        work = work.replace("\r\n", " \n").replace("\r", "\n")
+    # a search for a run of characters costs several times one for a single character: the character first
+    if ("`" in work and "```" in work) or ("~" in work and "~~~" in work):
+        work = _FENCE.sub(lambda m: _blank(m.group()), work)
+    if "<" in work and _HTML_HINT.search(work):
+        work = _html(work)
+    if "*" in work and "**" in work:
+        work = work.replace("**", "  ")
+    if "__" in work:
+        work = work.replace("__", "  ")
+    if "\t" in work:
+        work = work.replace("\t", " ")
+
+    lines = work.split("\n")
+    sources = _Sources()
+    edits: list[tuple[int, int, str | None]] = []
+    link_defs: dict[str, str] = {}
+    skip = _source_lists(lines, sources, link_defs)
     if skip:
         ends = list(accumulate(map(len, lines)))  # line k starts at ends[k] - len(lines[k]) + k
         for k in sorted(skip):
