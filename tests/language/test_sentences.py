@@ -191,3 +191,15 @@ def test_sentence_spans_equal_the_reference_around_every_abbreviation() -> None:
                 assert T.sentence_spans(text) == reference_spans(text), text
                 text = f"{word}.{nxt}"
                 assert T.sentence_spans(text) == reference_spans(text), text
+
+
+def test_candidates_of_a_text_with_other_marks_are_those_of_one_scan() -> None:
+    import random
+
+    rng = random.Random(19)
+    pieces = ("a", "Mr", "B", "1", ".", "!", "?", "?!", ".?", "!.", ")", '"', " ", "  ", "\n", "\u2003", "-")
+    for _ in range(20_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 25)))
+        if "!" in text or "?" in text:
+            got = [(m.span(), m.lastindex, m.span(1)) for m in T._candidates(text)]
+            assert got == [(m.span(), m.lastindex, m.span(1)) for m in T._MARK.finditer(text)], text

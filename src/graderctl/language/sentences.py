@@ -97,8 +97,9 @@ def _mark_pattern(first: str, sure: str) -> re.Pattern[str]:
 #: (?=\s)``), unless the first character after the blanks is one a sentence never ends before. Group 1 (the
 #: blanks after the run) matches only when the run surely ends a sentence: the word before a full stop is no
 #: abbreviation (see above) and the next character is a plain ASCII one. :data:`_FULL_STOP` begins with the
-#: full stop itself, so the regex engine skips to candidates several times faster than with a character set;
-#: it finds what :data:`_MARK` finds in a text without ``!`` and ``?``.
+#: full stop itself, so the regex engine skips to candidates several times faster than with a character set
+#: (it finds what a scan with :data:`_MARK` finds, less the candidates that begin with ``!`` or ``?``: those
+#: are tried one by one, see :func:`_candidates`).
 _FULL_STOP = _mark_pattern(r"\.", _NOT_ABBREVIATION)
 _MARK = _mark_pattern("[.!?]", rf"(?<=[!?])|{_NOT_ABBREVIATION}")
 _GAP_RUN = re.compile(r"[ \t\r\u00a0]*")
@@ -120,7 +121,7 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     q = text.find("\n")
     if q < 0:
         q = n + 1
-    for m in (_MARK if "!" in text or "?" in text else _FULL_STOP).finditer(text):
+    for m in _candidates(text) if "!" in text or "?" in text else _FULL_STOP.finditer(text):
         if m.lastindex:  # surely an end: the run ends at b, the next sentence begins after the blanks
             b, after = m.span(1)
             if b < q:
@@ -167,6 +168,28 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     if start < n:
         append((start, _before_blanks(text, start, n)))
     return spans
+
+
+def _candidates(text: str) -> list[re.Match[str]]:
+    """What ``_MARK.finditer(text)`` finds: the full stops' candidates (one quick scan) and those tried at
+    each ``!`` and ``?``, in order. A run found twice (".?" from both of its marks) ends at the same blank
+    both times: it is kept from its first mark, as the scan would keep it."""
+    found = list(_FULL_STOP.finditer(text))
+    for mark in "!?":
+        i = text.find(mark)
+        while i >= 0:
+            m = _MARK.match(text, i)
+            if m is not None:
+                found.append(m)
+            i = text.find(mark, i + 1)
+    found.sort(key=re.Match.start)
+    kept: list[re.Match[str]] = []
+    end = -1
+    for m in found:
+        if m.start() >= end:
+            kept.append(m)
+            end = m.end()
+    return kept
 
 
 def _line_break(text: str, start: int, q: int, spans: list[tuple[int, int]]) -> tuple[int, int]:
