@@ -212,11 +212,18 @@ def test_tidy_blanks_equal_the_in_place_version() -> None:
         "\t",
         ".)",
         "é",
+        "( )",
+        "(   )",
+        "\u00a0",
     ]
     rng = random.Random(13)
-    for text in _texts(pieces, 6000, seed=13, longest=24):
+    for text in _texts(pieces, 8000, seed=13, longest=24):
         ends = sorted({rng.randint(0, len(text)) for _ in range(rng.randint(0, 5))})
         cites = [R._Cite(max(0, e - 3), e, "[1]", "1") for e in ends]
+        assert R._tidy_blanks(text, cites) == R._tidy_blanks_in_place(text, cites), (text, ends)
+        # markers out of order, and several citations of one marker (the same end repeated)
+        cites += [R._Cite(max(0, e - 3), e, "[2]", "2") for e in ends if rng.random() < 0.3]
+        rng.shuffle(cites)
         assert R._tidy_blanks(text, cites) == R._tidy_blanks_in_place(text, cites), (text, ends)
 
 

@@ -1345,41 +1345,63 @@ def _tidy_blanks(work: str, cites: list[_Cite]) -> str:
     punctuation after a blank run moves before it (``"36%    ."`` -> ``"36%.    "``).
 
     What :func:`_tidy_blanks_in_place` does, read from the text itself and put together once at the end: as
-    long as no marker end looks at a character an end before it changed (checked, else that version runs)."""
+    long as no marker end looks at a character an end before it changed (checked, else that version runs).
+    An end changes nothing unless punctuation (``)`` among it) follows its blank run (the character there
+    is one no end before it changed: see below): the run before the end is looked for only then."""
     n = len(work)
     # the blank run around a marker's end, found by one regex match forwards (and one on the text reversed,
-    # backwards) instead of stepping over it
+    # backwards, made when first needed) instead of stepping over it
     blanks = _Find.blank_run.match
-    backwards = work[::-1]
+    backwards = ""
+    punctuation = _TRAILING_PUNCT
     pieces: list[tuple[int, int, str]] = []
     last = 0  # the end of the last change: what is read must lie after it
-    for end in sorted({c.end for c in cites}):
-        blank_before = end > 0 and work[end - 1] == " "
-        blank_after = end < n and work[end] == " "
-        if not (blank_before or blank_after):
+    # each end once, in order (the markers come in order: repeats are skipped below)
+    ends = [cite.end for cite in cites]
+    if ends != sorted(ends):
+        ends = sorted(set(ends))
+    previous = -1
+    for end in ends:
+        if end == previous or end >= n:
             continue
-        # (" *" matches everywhere: the None branches never run; a side without a blank has none to match)
-        k = j = end
-        if blank_before:
-            run = blanks(backwards, n - end)
-            k = end - (run.end() - (n - end) if run is not None else 0)
-        if blank_after:
+        previous = end
+        # j: where the blank run after the end stops. The character there, when it is no blank, is one no
+        # end before changed (a change reaches only into its own run and the punctuation after it): an end
+        # whose run is followed by anything but punctuation changes nothing, in either version
+        c = work[end]
+        if c == " ":
             run = blanks(work, end)
             j = run.end() if run is not None else end
+            if j >= n or work[j] not in punctuation:
+                continue
+            before = end > 0 and work[end - 1] == " "
+        elif c in punctuation and end > 0 and work[end - 1] == " ":
+            j = end
+            before = True
+        else:
+            continue
+        k = end
+        if before:
+            if not backwards:
+                backwards = work[::-1]
+            run = blanks(backwards, n - end)
+            k = n - run.end() if run is not None else end
         lo = hi = -1
-        if k > 0 and j < n and work[k - 1] == "(" and work[j] == ")":
+        if k > 0 and work[k - 1] == "(" and work[j] == ")":
             lo, hi = k - 1, j + 1
+            if not backwards:
+                backwards = work[::-1]
             run = blanks(backwards, n - lo)
-            k = lo - (run.end() - (n - lo) if run is not None else 0)
+            k = n - run.end() if run is not None else lo
             run = blanks(work, hi)
             j = run.end() if run is not None else hi
         if last and k - 1 < last:  # an end before this one changed what it reads
             return _tidy_blanks_in_place(work, cites)
-        if k == 0 or j >= n or work[j] not in _TRAILING_PUNCT or work[k - 1].isspace():
+        if k == 0 or j >= n or work[j] not in punctuation or work[k - 1].isspace():
             p = -1
         else:
             p = j + 1
-            while p < n and work[p] in _TRAILING_PUNCT:
+            while p < n and work[p] in punctuation:
                 p += 1
             if p < n and not work[p].isspace():
                 p = -1
@@ -1510,27 +1532,28 @@ def _read_sentences(work: str, spans: list[tuple[int, int]]) -> tuple[list[str],
     attribution: list[bool] = []
     for a, b in spans:
         said = work[a:b]
-        # _clean leaves a sentence as it is when it has no emphasis, pipe, two blanks in a row, unprintable
-        # blank, leading bullet or number, parenthesis or bracket (a span is stripped and not empty)
+        first = said[0]  # (a span is stripped and not empty)
+        # _clean leaves a sentence as it is when it has no emphasis, pipe, leading bullet or number, two
+        # blanks in a row, parenthesis, bracket or unprintable blank
         if (
             marked
+            or first in leading
             or "  " in said
-            or said[0] in leading
             or (has_paren and "(" in said)
             or (has_bracket and "[" in said)
             or not (spaces_only or said.isprintable())
         ):
             said = _clean(said, spaces_only)
+            first = said[:1]  # ("" when nothing is left)
         cleaned.append(said)
-        # content: a character that is not in _NOT_CONTENT (the first one, mostly)
-        is_real = said[:1] not in not_content or bool(said.strip(not_content))
-        real.append(is_real)
+        # content: a character that is not in _NOT_CONTENT (the first one, mostly; "" is in every string)
+        real.append(first not in not_content or bool(said.strip(not_content)))
         # an attribution line starts with one of its words (optionally after "(" or "["): its first two
         # characters are looked at before the pattern (a character outside ASCII may match a letter in
         # any case)
         attribution.append(
-            said[:1] in attribution_start
-            and (said[1:2] in second or said[0] in "([" or not said[1:2].isascii())
+            first in attribution_start
+            and (said[1:2] in second or first in "([" or not said[1:2].isascii())
             and attribution_line(said) is not None
             and len(said.split()) <= 25
         )
@@ -1777,7 +1800,12 @@ def parse_report(text: str) -> ParsedReport:
             pair = (only.marker, only.source_id)
             single = alone.get(pair)
             if single is None:
-                single = alone[pair] = (_made(made, only.marker, only.source_id, None),)
+                # _made, inline
+                made_key = (only.marker, only.source_id, None)
+                citation = made.get(made_key)
+                if citation is None:
+                    citation = made[made_key] = _citation(only.marker, only.source_id, None)
+                single = alone[pair] = (citation,)
             # _claim, inline (it runs once a claim)
             claim: ParsedClaim = new_object(ParsedClaim)
             set_text(claim, said)
