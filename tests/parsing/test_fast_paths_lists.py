@@ -372,6 +372,12 @@ def test_org_and_label_prechecks_never_skip_a_match() -> None:
     for text in _texts(_ENTRY_PIECES, 8000, seed=25, longest=8):
         if text.lstrip(R._ORG_RUN)[:1] not in R._ORG_LAST:
             assert R._ENTRY_ORG.match(text) is None, text
+        author = R._ENTRY_AUTHOR.match(text)
+        if author is not None and text[author.end() : author.end() + 1] in R._ORG_LAST:
+            name = author.group("name")
+            if " " not in name and "\t" not in name:  # _entry_source takes the organisation to be the name
+                org = R._ENTRY_ORG.match(text)
+                assert org is not None and org.group(1) == name, text
         if text.isascii() and text[-1:] not in R._URL_LABEL_LAST:
             assert R._URL_LABEL.search(text) is None, text
         if text.isascii():  # (it is used on ASCII texts only)

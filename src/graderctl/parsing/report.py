@@ -35,7 +35,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable, MutableSequence
 from dataclasses import dataclass, field
-from itertools import accumulate, compress, count, islice, repeat
+from itertools import accumulate, islice
 from operator import attrgetter, itemgetter
 
 from graderctl.language.sentences import sentence_spans
@@ -710,12 +710,18 @@ def _entry_source(entry: _Entry, sources: _Sources, ordinal: int) -> ParsedSourc
     author = _ENTRY_AUTHOR.match(body)
     if author is None:
         return source
-    names = {author.group("name").lower().replace("’", "'")}
+    name = author.group("name")
+    names = {name.lower().replace("’", "'")}
     # _ENTRY_ORG is tried only where it can match: what it matches before its last character ([.,(]) is a
-    # run of the characters of _ORG_RUN, so that character is the first one past such a run
-    org = _ENTRY_ORG.match(body) if body.lstrip(_ORG_RUN)[:1] in _ORG_LAST else None
-    if org is not None:
-        names.add(" ".join(org.group(1).lower().replace("’", "'").split()))
+    # run of the characters of _ORG_RUN, so that character is the first one past such a run. Right after a
+    # one-word author ("Smith, A."), it matches that word (its first name is the author's, and its
+    # repetition gives way to [.,(]): the name is in names already.
+    if body[author.end() : author.end() + 1] in _ORG_LAST and " " not in name and "\t" not in name:
+        pass
+    elif body.lstrip(_ORG_RUN)[:1] in _ORG_LAST:
+        org = _ENTRY_ORG.match(body)
+        if org is not None:
+            names.add(" ".join(org.group(1).lower().replace("’", "'").split()))
     if names <= _NOT_AUTHORS and "(" not in body:
         return source  # no name is kept, whatever the year (an acronym would be in parentheses)
     year = _year_in_entry(body[:300])
@@ -884,19 +890,18 @@ def _may_be_ref_heading(line: str) -> bool:
     return line.lstrip(_Find.not_letters)[: _Find.ref_words_longest].lower().startswith(_Find.ref_words)
 
 
-#: The lengths of a line tried as a reference heading.
-_HEADING_SIZES = range(1, 200)
-
-
-def _find_regions(lines: list[str]) -> list[tuple[int, int, str]]:
+def _find_regions(lines: list[str], short: list[int] | None = None) -> list[tuple[int, int, str]]:
     """``(first line, end line, text after the heading)`` of each source list: from a reference heading to
-    the next heading of the same or a higher level; or a trailing block of marked lines with URLs."""
+    the next heading of the same or a higher level; or a trailing block of marked lines with URLs. ``short``:
+    the indices of the lines of 1 to 199 characters, if known."""
     regions: list[tuple[int, int, str]] = []
     n = len(lines)
     not_letters, words, longest = _Find.not_letters, _Find.ref_words, _Find.ref_words_longest
     after = 0  # the first line after the last list
     # a heading is a line of 1 to 199 characters: only those are tried, from the top, past each list found
-    for i in compress(count(), map(_HEADING_SIZES.__contains__, map(len, lines))):
+    if short is None:
+        short = [k for k, size in enumerate(map(len, lines)) if 0 < size < 200]
+    for i in short:
         if i < after:
             continue
         line = lines[i]
@@ -1630,14 +1635,22 @@ def _source_lists(lines: list[str], sources: _Sources, link_defs: dict[str, str]
     """The source lists, footnote definitions and link definitions of a report's lines, read into ``sources``
     (and ``link_defs``: each definition's label, in lower case, to its source's id); returns the indices of
     the lines they take up (blanked in the text)."""
-    # footnote definitions and link definitions, anywhere: both patterns open with "[" after at most three
-    # blanks, so no line before the first that opens with "[" (once stripped) holds one, nor continues one
+    # one pass over the lines for the lines that may be a reference heading (1 to 199 characters) and the
+    # first that may be a definition: both definition patterns open with "[" after at most three blanks, so
+    # no line before the first with "[" in its first four characters holds one, nor continues one
+    short: list[int] = []
+    first_def = -1
+    for k, line in enumerate(lines):
+        if 0 < len(line) < 200:
+            short.append(k)
+        if first_def == -1 and "[" in line[:4]:
+            first_def = k
+    # footnote definitions and link definitions, anywhere
     in_footnote = False
     footnotes: list[_Entry] = []
     definitions: list[_Entry] = []
     skip: set[int] = set()
-    first_def = next(compress(count(), map(str.startswith, map(str.lstrip, lines), repeat("["))), None)
-    if first_def is not None:
+    if first_def != -1:
         for idx, line in enumerate(islice(lines, first_def, None), first_def):
             if "[" in line[:4] and "]:" in line:
                 fm = _FOOTNOTE_DEF.match(line)
@@ -1661,7 +1674,7 @@ def _source_lists(lines: list[str], sources: _Sources, link_defs: dict[str, str]
                 skip.add(idx)
                 continue
             in_footnote = False
-    regions = _find_regions(lines)
+    regions = _find_regions(lines, short)
     region_entries: list[list[_Entry]] = []
     for first, end, rest in regions:
         body_lines = [lines[k] for k in range(first + 1, end) if k not in skip]
