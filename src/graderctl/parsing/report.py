@@ -37,6 +37,7 @@ from collections.abc import Callable, MutableSequence
 from dataclasses import dataclass, field
 from itertools import accumulate, islice
 from operator import attrgetter, itemgetter
+from typing import cast
 
 from graderctl.language.sentences import sentence_spans
 from graderctl.normalize import find_doi, normalize_url
@@ -258,6 +259,9 @@ class _Find:
     #: The words of :data:`_REF_WORDS` (lower case), and the longest of them.
     ref_words = tuple(_REF_WORDS.split("|"))
     ref_words_longest = max(map(len, ref_words))
+    #: Where :func:`_candidates` looks for a DOI and a URL without a scheme.
+    ten_dot = re.compile(r"10\.")
+    www = re.compile(r"www\.")
 
 
 #: An author (or two, or "et al.") just before a parenthesised year: ``Lewis et al. (2020)``.
@@ -630,22 +634,61 @@ class _Sources:
     def inline(self, url: str | None, doi: str | None, title: str | None) -> str:
         """The id of the source an inline link points to: a listed source with the same DOI or normalised
         URL, else a new ``link<n>`` source."""
-        found = self.find(url, doi)
-        if found is not None:
-            return found
-        self.links += 1
-        sid = f"link{self.links}"
+        # find(), inline: the DOI, the URL as written, then (when there are any) the normalised URLs
+        by_doi = self.by_doi
+        if doi:
+            found = by_doi.get(doi)
+            if found is not None:
+                return found
+        by_raw = self.by_raw
+        if url:
+            found = by_raw.get(url)
+            if found is not None:
+                return found
+            if self.listed_urls or self.by_url:
+                found = self.find(url, None)  # (the DOI and the URL as written are not known)
+                if found is not None:
+                    return found
+        links = self.links + 1
+        sid = _LINK_IDS[links] if links < len(_LINK_IDS) else f"link{links}"
         by_id = self.by_id
         while sid in by_id:
-            self.links += 1
-            sid = f"link{self.links}"
-        # what add() does for a new inline source (its id is new; inline URLs are not normalised)
-        by_id[sid] = _source(sid, "", url, doi, title, url or doi or "", "inline")
-        if doi and doi not in self.by_doi:
-            self.by_doi[doi] = sid
+            links += 1
+            sid = _LINK_IDS[links] if links < len(_LINK_IDS) else f"link{links}"
+        self.links = links
+        # what add() does for a new inline source (its id is new; inline URLs are not normalised; neither its
+        # DOI nor its URL is known, see above)
+        made = _InlineSource(sid, url, doi, title)
+        made.__class__ = ParsedSource  # type: ignore[assignment]
+        by_id[sid] = cast(ParsedSource, made)
+        if doi:
+            by_doi[doi] = sid
         if url:
-            self.by_raw.setdefault(url, sid)
+            by_raw[url] = sid
         return sid
+
+
+#: ``link<n>`` for the first few hundred n (the id of a report's n-th inline source), made once: formatting
+#: the number and hashing the new string were a fifth of making an inline source.
+_LINK_IDS = tuple(f"link{n}" for n in range(512))
+
+
+class _InlineSource:
+    """A :class:`ParsedSource` of an inline link as it is made: a plain class with the same slots in the same
+    order, so its class can be set to :class:`ParsedSource` once its fields are (the object is then one of
+    those in every way). Setting the slots of a plain class is several times faster than the descriptor calls
+    a frozen dataclass needs (see :func:`_source`)."""
+
+    __slots__ = ("doi", "id", "marker", "origin", "text", "title", "url")  # (the order does not matter)
+
+    def __init__(self, sid: str, url: str | None, doi: str | None, title: str | None) -> None:
+        self.id = sid
+        self.marker = ""
+        self.url = url
+        self.doi = doi
+        self.title = title
+        self.text = url or doi or ""
+        self.origin = "inline"
 
 
 def _entry_source(entry: _Entry, sources: _Sources, ordinal: int) -> ParsedSource:
@@ -978,13 +1021,17 @@ def _html(text: str) -> str:
         return _pad("[" + m.group(1) + "]", len(m.group()))
 
     def anchor(m: re.Match[str]) -> str:
-        url = (m.group("u1") or m.group("u2") or m.group("u3") or "").strip()
-        inner = _HTML_TAG.sub("", m.group("text")).strip()
-        inner = html.unescape(" ".join(inner.split()))
+        u1, u2, u3, inner = m.group("u1", "u2", "u3", "text")
+        url = (u1 or u2 or u3 or "").strip()
+        if "<" in inner:  # (every match of _HTML_TAG starts with one)
+            inner = _HTML_TAG.sub("", inner)
+        inner = " ".join(inner.split())  # (split() drops the blanks at the ends that strip() would)
+        if "&" in inner:  # (html.unescape changes nothing else)
+            inner = html.unescape(inner)
         if url.startswith("#"):
             digits = re.sub(r"\D", "", inner)
-            return _pad(f"[{digits}]" if digits and len(digits) <= 3 else inner, len(m.group()))
-        return _pad(f"[{inner}]({url})", len(m.group()))
+            return _pad(f"[{digits}]" if digits and len(digits) <= 3 else inner, m.end() - m.start())
+        return _pad(f"[{inner}]({url})", m.end() - m.start())
 
     # <sup needs "sup" in any case (in a non-ASCII text ſ can stand for s), <a "<a" (a and A only), an entity
     # "&": each substitution is run only where it can match
@@ -1048,107 +1095,86 @@ def _in_parentheses(text: str, work: str, start: int) -> bool:
     return k >= 0 and work[k] in "(;," and len(text.split()) <= 8
 
 
+def _marker_pairs(nums: str, by_id: dict[str, ParsedSource]) -> list[tuple[str, str | None]]:
+    """``(marker, source id)`` of each number of a numbered marker's ``nums`` (``1, 3-5``)."""
+    pairs: list[tuple[str, str | None]] = []
+    for n in _numbers(nums):
+        key = str(n)
+        pairs.append((f"[{key}]", key if key in by_id else ("^" + key if "^" + key in by_id else None)))
+    return pairs
+
+
+def _plain_numbers(inner: str) -> bool:
+    """Whether ``inner`` is one to three ASCII digits, or several such joined by ``", "`` (``1``, ``12, 3``):
+    then ``[inner]`` is a match of the ``num`` alternative of :data:`_BODY` with ``nums`` the whole of
+    ``inner``."""
+    if not inner.isascii():
+        return False
+    return all(0 < len(part) <= 3 and part.isdigit() for part in inner.split(", "))
+
+
 def _scan_body(work: str, sources: _Sources, link_defs: dict[str, str]) -> tuple[str, list[_Cite]]:
-    edits: list[tuple[int, int, str | None]] = []
+    """The citations of the body, and the body with their markers blanked (a link's text kept where it is
+    part of the sentence): :data:`_BODY` matched at each of :func:`_candidates`, left to right.
+
+    The blanked text is put together as the matches are read: each match starts at or after the end of the
+    one before (a candidate inside a match is skipped), so the edits come in order and never overlap, and no
+    alternative of :data:`_BODY` spans a line break (so a blank is spaces only): what :func:`_apply` would
+    make of them, without sorting them."""
     cites: list[_Cite] = []
-    numbered = any(
-        s.origin in ("list", "definition", "footnote") and s.id.isdigit() for s in sources.by_id.values()
-    )
+    out: list[str] = []  # the text up to ``done``, markers blanked
+    done = 0
+    by_id = sources.by_id  # the same dict throughout (sources found here are added to it)
+    # (every source so far comes from a list, a footnote or a definition: inline ones are added below)
+    numbered = False
+    for key in filter(str.isdigit, by_id):
+        if by_id[key].origin in ("list", "definition", "footnote"):
+            numbered = True
+            break
     pos = 0
     match = _BODY.match
-    by_id = sources.by_id  # the same dict throughout (sources found here are added to it)
+    find = work.find
+    # a numbered marker's citations depend only on its text and the listed ids (no digit id is added while
+    # the body is read): worked out once per spelling
     markers: dict[str, list[tuple[str, str | None]]] = {}
+    # whether _BODY matches at a "(" depends only on what lies between it and the first ")" after it (see
+    # below); the citations of a parenthesis only on that text and the author keys of the listed sources
+    # (none is added while the body is read): both worked out once per spelling
+    paren_kinds: dict[str, int] = {}  # 0: no match; 1: a year alone ("Lewis et al. (2020)"); 2: other
     parens: dict[str, list[tuple[str, str | None]]] = {}
+    # a URL as written -> the URL without trailing prose punctuation, and its DOI (pure functions of it)
+    url_keys: dict[str, tuple[str, str | None]] = {}
+    # a link's text -> whether it only cites whatever stands around it (a number, "source", a domain or URL),
+    # as _link_text_is_citation says (its patterns read the text alone)
+    cites_only: dict[str, bool] = {}
     for candidate in _candidates(work, numbered):
         if candidate < pos:
             continue
-        if work[candidate] == "(" and not _may_close(work, candidate):
-            continue
-        m = match(work, candidate)
-        if m is None:
-            continue
-        kind = m.lastgroup
-        start, end = m.start(), m.end()
-        pos = end
-        if kind == "num":
-            # a marker's citations depend only on its text and the listed ids (no digit id is added while
-            # the body is read): worked out once per spelling
-            written = m.group()
-            pairs = markers.get(written)
-            if pairs is None:
-                pairs = []
-                for n in _numbers(m.group("nums")):
-                    key = str(n)
-                    pairs.append(
-                        (f"[{key}]", key if key in by_id else ("^" + key if "^" + key in by_id else None))
-                    )
-                markers[written] = pairs
-            if not pairs:
-                pos = start + 1
+        first = work[candidate]
+        if first == "(":
+            # only the "paren" alternative starts with "(": it matches up to the first ")" after it (what
+            # lies between holds no "(", ")" nor line break), at most 246 characters on (200 + a year of 5
+            # + 40 inside), and whether it matches depends only on the text in between (its word
+            # boundaries look at the parentheses at most)
+            close = find(")", candidate + 1, candidate + 248)
+            if close == -1:
                 continue
-            edits.append((start, end, None))
-            for marker, sid in pairs:
-                cites.append(_Cite(start, end, marker, sid))
-        elif kind == "fn":
-            fid = m.group("fid")
-            sid = "^" + fid if "^" + fid in sources.by_id else (fid if fid in sources.by_id else None)
-            edits.append((start, end, None))
-            cites.append(_Cite(start, end, m.group(), sid))
-        elif kind == "link":
-            text = m.group("ltext").strip()
-            raw_url = m.group("lurl").strip()
-            if work[start] == "!" or not raw_url or raw_url.startswith("#"):
-                digits = text.strip("[]^ ")
-                if raw_url.startswith("#") and digits.isdigit() and len(digits) <= 3:
-                    sid = digits if digits in sources.by_id else None
-                    edits.append((start, end, None))
-                    cites.append(_Cite(start, end, f"[{digits}]", sid))
+            inner = work[candidate + 1 : close]
+            if "(" in inner or "\n" in inner:
+                continue
+            paren_kind = paren_kinds.get(inner)
+            if paren_kind is None:
+                # (a year's four digits are in every match: most parentheses without one are not tried)
+                if _Find.year_digits.search(inner) is None or match(work, candidate) is None:
+                    paren_kind = 0
                 else:
-                    edits.append((start, end, None if work[start] == "!" else text))
+                    paren_kind = 1 if _YEAR_ONLY.fullmatch(inner) else 2
+                paren_kinds[inner] = paren_kind
+            if not paren_kind:
                 continue
-            url = _trim_url(raw_url)
-            doi = find_doi(url) if "10." in url else None
-            # what _link_text_is_citation says, each pattern tried once: a number, "source", a domain or URL
-            # only cites (no title); other text is the title, and only cites when it stands in parentheses
-            if _LINK_CITATION_TEXT.match(text) or _is_url_like(text):
-                title, only_cites = None, True
-            else:
-                title, only_cites = text.strip("*_` "), _in_parentheses(text, work, start)
-            sid = sources.inline(url, doi, title)
-            cites.append(_Cite(start, end, url, sid))
-            edits.append((start, end, None if only_cites else text))
-        elif kind == "reflink":
-            label = (m.group("rlabel") or m.group("rtext")).strip().lower()
-            target = link_defs.get(label)
-            if target is None:
-                pos = start + 1
-                continue
-            cites.append(_Cite(start, end, m.group(), target))
-            text = m.group("rtext")
-            edits.append((start, end, None if _link_text_is_citation(text, work, start) else text))
-        elif kind == "url":
-            url = _trim_url(m.group())
-            end = start + len(url)
+            start, end = candidate, close + 1
             pos = end
-            if len(url) < 8:
-                continue
-            doi = find_doi(url) if "10." in url else None
-            sid = sources.inline(url, doi, None)
-            cites.append(_Cite(start, end, url, sid))
-            edits.append((start, end, None))
-        elif kind == "doi":
-            raw = _trim_url(m.group())
-            end = start + len(raw)
-            pos = end
-            doi = find_doi(raw)
-            if doi is None:
-                continue
-            sid = sources.inline(None, doi, None)
-            cites.append(_Cite(start, end, raw, sid))
-            edits.append((start, end, None))
-        elif kind == "paren":
-            inner = m.group("pin")
-            if _YEAR_ONLY.fullmatch(inner):  # "Lewis et al. (2020)": the name stays in the sentence
+            if paren_kind == 1:  # "Lewis et al. (2020)": the name stays in the sentence
                 before = _NARRATIVE_NAME.search(work, max(0, start - 80), start)
                 if before is None:
                     pos = start + 1
@@ -1158,11 +1184,11 @@ def _scan_body(work: str, sources: _Sources, link_defs: dict[str, str]) -> tuple
                 if not ok:
                     pos = start + 1
                     continue
-                edits.append((start, end, None))
+                out.append(work[done:start])
+                out.append(" " * (end - start))
+                done = end
                 cites.append(_Cite(before.start(1), end, f"{name} ({inner})", sid))
                 continue
-            # the citations of a parenthesis depend only on its text and the author keys of the listed
-            # sources (none is added while the body is read): worked out once per spelling
             paren = parens.get(inner)
             if paren is None:
                 parts = [p for p in _Find.semicolon.split(inner) if p.strip()]
@@ -1175,38 +1201,186 @@ def _scan_body(work: str, sources: _Sources, link_defs: dict[str, str]) -> tuple
             if not paren:
                 pos = start + 1  # something else in parentheses: look inside it again
                 continue
-            edits.append((start, end, None))
+            out.append(work[done:start])
+            out.append(" " * (end - start))
+            done = end
             for marker, sid in paren:
                 cites.append(_Cite(start, end, marker, sid))
+            continue
+        if first == "[":
+            # "[12]", "[1, 3]" and "[^2]" read without the pattern. Such a match ends at the first "]"; when
+            # no "(" follows it the "link" alternative (tried first) cannot match there, as the text in
+            # between holds no "[" (a link's text ends at its first "]" then, and "](" must follow it)
+            close = find("]", candidate + 1, candidate + 48)
+            if close != -1 and work[close + 1 : close + 2] != "(":
+                written = work[candidate : close + 1]
+                pairs = markers.get(written)  # a spelling matched as "num" before
+                if pairs is None:
+                    inner = written[1:-1]
+                    if inner[:1] == "^":
+                        if inner.isascii() and inner[1:].isalnum():
+                            # the "fn" alternative (no "num" starts with "^"): its id has no blank nor "["
+                            fid = inner[1:]
+                            sid = "^" + fid if "^" + fid in by_id else (fid if fid in by_id else None)
+                            out.append(work[done:candidate])
+                            out.append(" " * len(written))
+                            pos = done = close + 1
+                            cites.append(_Cite(candidate, done, written, sid))
+                            continue
+                    elif _plain_numbers(inner):
+                        pairs = markers[written] = _marker_pairs(inner, by_id)
+                if pairs is not None:  # the "num" alternative, as below
+                    if not pairs:
+                        pos = candidate + 1
+                        continue
+                    out.append(work[done:candidate])
+                    out.append(" " * len(written))
+                    pos = done = close + 1
+                    for marker, sid in pairs:
+                        cites.append(_Cite(candidate, done, marker, sid))
+                    continue
+        m = match(work, candidate)
+        if m is None:
+            continue
+        kind = m.lastgroup
+        start, end = m.span()
+        pos = end
+        if kind == "num":
+            written = m.group()
+            pairs = markers.get(written)
+            if pairs is None:
+                pairs = markers[written] = _marker_pairs(m.group("nums"), by_id)
+            if not pairs:
+                pos = start + 1
+                continue
+            out.append(work[done:start])
+            out.append(" " * (end - start))
+            done = end
+            for marker, sid in pairs:
+                cites.append(_Cite(start, end, marker, sid))
+        elif kind == "fn":
+            fid = m.group("fid")
+            sid = "^" + fid if "^" + fid in by_id else (fid if fid in by_id else None)
+            out.append(work[done:start])
+            out.append(" " * (end - start))
+            done = end
+            cites.append(_Cite(start, end, m.group(), sid))
+        elif kind == "link":
+            text, raw_url = m.group("ltext", "lurl")
+            text = text.strip()
+            raw_url = raw_url.strip()
+            if first == "!" or not raw_url or raw_url.startswith("#"):
+                digits = text.strip("[]^ ")
+                out.append(work[done:start])
+                if raw_url.startswith("#") and digits.isdigit() and len(digits) <= 3:
+                    sid = digits if digits in by_id else None
+                    out.append(" " * (end - start))
+                    cites.append(_Cite(start, end, f"[{digits}]", sid))
+                else:
+                    out.append(" " * (end - start) if first == "!" else _pad(text, end - start))
+                done = end
+                continue
+            known = url_keys.get(raw_url)
+            if known is None:
+                url = _trim_url(raw_url)
+                known = url_keys[raw_url] = (url, find_doi(url) if "10." in url else None)
+            url, doi = known
+            # what _link_text_is_citation says, each pattern tried once: a number, "source", a domain or URL
+            # only cites (no title); other text is the title, and only cites when it stands in parentheses
+            only_cites = cites_only.get(text)
+            if only_cites is None:
+                only_cites = cites_only[text] = bool(_LINK_CITATION_TEXT.match(text) or _is_url_like(text))
+            if only_cites:
+                title = None
+            else:
+                title, only_cites = text.strip("*_` "), _in_parentheses(text, work, start)
+            sid = sources.inline(url, doi, title)
+            cites.append(_Cite(start, end, url, sid))
+            out.append(work[done:start])
+            out.append(" " * (end - start) if only_cites else _pad(text, end - start))
+            done = end
+        elif kind == "reflink":
+            rtext, rlabel = m.group("rtext", "rlabel")
+            label = (rlabel or rtext).strip().lower()
+            target = link_defs.get(label)
+            if target is None:
+                pos = start + 1
+                continue
+            cites.append(_Cite(start, end, m.group(), target))
+            out.append(work[done:start])
+            out.append(
+                " " * (end - start)
+                if _link_text_is_citation(rtext, work, start)
+                else _pad(rtext, end - start)
+            )
+            done = end
+        elif kind == "url":
+            raw = m.group()
+            known = url_keys.get(raw)
+            if known is None:
+                url = _trim_url(raw)
+                known = url_keys[raw] = (url, find_doi(url) if "10." in url else None)
+            url, doi = known
+            end = start + len(url)
+            pos = end
+            if len(url) < 8:
+                continue
+            sid = sources.inline(url, doi, None)
+            cites.append(_Cite(start, end, url, sid))
+            out.append(work[done:start])
+            out.append(" " * (end - start))
+            done = end
+        elif kind == "doi":
+            raw = _trim_url(m.group())
+            end = start + len(raw)
+            pos = end
+            doi = find_doi(raw)
+            if doi is None:
+                continue
+            sid = sources.inline(None, doi, None)
+            cites.append(_Cite(start, end, raw, sid))
+            out.append(work[done:start])
+            out.append(" " * (end - start))
+            done = end
         elif kind == "oa":
             key = m.group("oanum")
-            edits.append((start, end, None))
-            cites.append(_Cite(start, end, m.group(), key if key in sources.by_id else None))
+            out.append(work[done:start])
+            out.append(" " * (end - start))
+            done = end
+            cites.append(_Cite(start, end, m.group(), key if key in by_id else None))
         elif kind == "needed":
-            edits.append((start, end, None))
+            out.append(work[done:start])
+            out.append(" " * (end - start))
+            done = end
         elif kind in ("gem", "sup"):
             if not numbered:
                 continue
             group = "gemnums" if kind == "gem" else "sup"
-            s, e = m.start(group), m.end(group)
+            s, e = m.span(group)
             digits = m.group(group).translate(_SUPERSCRIPT)
             nums = _numbers(digits)
             if kind == "sup":
                 k = s - 1
                 if k >= 0 and work[k].isalnum() and not work[k].isdigit() and not _sup_after_word(work, k):
                     continue
-            if not nums or any(str(x) not in sources.by_id for x in nums):
+            if not nums or any(str(x) not in by_id for x in nums):
                 continue
-            edits.append((s, e, None))
+            out.append(work[done:s])
+            out.append(" " * (e - s))
+            done = e
             for x in nums:
                 cites.append(_Cite(s, e, f"[{x}]", str(x)))
-    return _apply(work, edits), cites
+    if not out:
+        return work, cites
+    out.append(work[done:])
+    return "".join(out), cites
 
 
 def _candidates(work: str, numbered: bool) -> list[int]:
     """Where a citation can start, in order: ``[``, ``![``, ``(``, ``【``, ``http``, ``www.``, ``doi``,
     ``10.``; with a numbered source list also a full stop before a digit and superscript digits. Found with
-    ``str.find`` (much faster than searching the text with the citation pattern).
+    ``str.find`` and, for needles of several characters, small literal patterns (both much faster than
+    searching the text with the citation pattern).
 
     Only places where :data:`_BODY` can match are kept (dropping one where it cannot changes nothing): a
     ``http`` only before ``://`` or ``s://`` (found from the colons, which are few: a search for one
@@ -1220,21 +1394,16 @@ def _candidates(work: str, numbered: bool) -> list[int]:
         while i != -1:
             found.append(i)
             i = find(needle, i + 1)
-    tens: list[int] = []
-    i = find("10.")
-    while i != -1:
-        tens.append(i)
-        i = find("10.", i + 1)
+    # (a needle of several characters is found faster by a regex than by str.find, which only a single
+    # character makes fast; neither can overlap itself, so finditer finds every one)
+    tens = [m.start() for m in _Find.ten_dot.finditer(work)]
     found.extend(tens)
     i = find("!")
     while i != -1:
         if work.startswith("[", i + 1):
             found.append(i)
         i = find("!", i + 1)
-    i = find("www.")
-    while i != -1:
-        found.append(i)
-        i = find("www.", i + 1)
+    found.extend([m.start() for m in _Find.www.finditer(work)])
     # a place searched in lower case before (http, doi) is kept as such only where the text and its lower
     # case line up (else it was searched as written)
     same_length: bool | None = True if work.isascii() else None
@@ -1267,7 +1436,7 @@ def _candidates(work: str, numbered: bool) -> list[int]:
                     found.append(k - 3)
     if numbered:
         # a full stop before a digit, where the "gem" alternative of _BODY can match (not a decimal point)
-        found.extend(m.start() for m in _Find.gem_stop.finditer(work))
+        found.extend([m.start() for m in _Find.gem_stop.finditer(work)])
         for ch in _SUPERSCRIPT_DIGITS if not work.isascii() else ():  # (none in an ASCII text)
             i = work.find(ch)
             while i != -1:
