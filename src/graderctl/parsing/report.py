@@ -262,6 +262,9 @@ class _Find:
     #: Where :func:`_candidates` looks for a DOI and a URL without a scheme.
     ten_dot = re.compile(r"10\.")
     www = re.compile(r"www\.")
+    #: The four digits of a year as :data:`_YEAR` writes it (every match of the ``paren`` alternative holds
+    #: them).
+    year_four = re.compile(r"(?:1[5-9]|20)\d\d")
 
 
 #: An author (or two, or "et al.") just before a parenthesised year: ``Lewis et al. (2020)``.
@@ -1165,7 +1168,7 @@ def _scan_body(work: str, sources: _Sources, link_defs: dict[str, str]) -> tuple
             paren_kind = paren_kinds.get(inner)
             if paren_kind is None:
                 # (a year's four digits are in every match: most parentheses without one are not tried)
-                if _Find.year_digits.search(inner) is None or match(work, candidate) is None:
+                if _Find.year_four.search(inner) is None or match(work, candidate) is None:
                     paren_kind = 0
                 else:
                     paren_kind = 1 if _YEAR_ONLY.fullmatch(inner) else 2
