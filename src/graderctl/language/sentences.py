@@ -122,8 +122,8 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     if q < 0:
         q = n + 1
     for m in _candidates(text) if "!" in text or "?" in text else _FULL_STOP.finditer(text):
-        if m.lastindex:  # surely an end: the run ends at b, the next sentence begins after the blanks
-            b, after = m.span(1)
+        b, after = m.span(1)  # (-1, -1) when the pattern leaves the run to the full tests
+        if b >= 0:  # surely an end: the run ends at b, the next sentence begins after the blanks
             if b < q:
                 append((start, b))
                 start = after
@@ -198,7 +198,8 @@ def _line_break(text: str, start: int, q: int, spans: list[tuple[int, int]]) -> 
     none)."""
     if start < q:
         spans.append((start, _before_blanks(text, start, q)))
-    start = _past_blanks(text, q)
+    m = _BLANKS.match(text, q + 1)  # (it matches everywhere)
+    start = m.end() if m is not None else q + 1
     q = text.find("\n", start)
     return start, q if q >= 0 else len(text) + 1
 
