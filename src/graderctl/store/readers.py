@@ -13,11 +13,13 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import datetime as _dt
+import functools
 import gc
 import json
 import math
 import os
 import re
+import stat
 import tomllib
 import types
 from collections.abc import Callable, Iterator
@@ -427,13 +429,18 @@ def iter_jsonl_fast(
     validation of JSON values accepts exactly the values strict JSON mode accepts, with the same result (no
     tuples, enums, dates or bytes, which Python mode refuses and JSON mode reads): :class:`Trial` (tested,
     ``tests/store/test_trial_key_checks.py``)."""
-    if data is None:
-        data = read_bytes(path, shown)
-    last_line_open = not data.endswith(b"\n")
-    total = data.count(b"\n") + (1 if last_line_open else 0)
+    whole: Callable[[], bytes]
+    if data is None and _regular_file(path):
+        lines = _streamed_json_lines(path, shown, sink)
+        whole = functools.partial(read_bytes, path, shown)  # only for a problem on the first line
+    else:
+        if data is None:
+            data = read_bytes(path, shown)
+        lines = _json_lines_of(data, shown, sink)
+        whole = functools.partial(bytes, data)
     first = True
     keys = _key_checks()
-    for number, raw in iter_json_lines(data, shown, sink):
+    for number, raw, last_open in lines:
         value = keys.read_strictly(raw) if keys is not None else None
         if _non_finite_refused(keys, value, raw, number, shown, sink):
             continue
@@ -450,21 +457,61 @@ def iter_jsonl_fast(
             # pydantic parses and validates the raw bytes in one go.
             item: M | F = model.model_validate_json(raw, strict=strict)
         except ValidationError as exc:
-            if first and _one_document(exc, raw, data, number, shown, sink):
+            if first and _one_document(exc, raw, whole(), number, shown, sink):
                 return
             first = False
             custom = explain(exc, raw, number) if explain is not None else None
             if custom is not None:
                 sink.extend(custom)
             else:
-                _problems_of_line(
-                    exc, raw, number, shown, sink, model, last=last_line_open and number == total
-                )
+                _problems_of_line(exc, raw, number, shown, sink, model, last=last_open)
             continue
         first = False
         if _repeated_key_refused(keys, value, raw, number, shown, sink):
             continue
         yield number, item
+
+
+def _regular_file(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(path.stat().st_mode)
+    except (OSError, ValueError):  # reading it says why (the same problem as before)
+        return False
+
+
+def _json_lines_of(data: bytes, shown: str, sink: ProblemSink) -> Iterator[tuple[int, bytes, bool]]:
+    """:func:`iter_json_lines` of ``data`` as ``(line_number, raw_line, last_open)``: ``last_open`` says the
+    line is the last one and has no line end."""
+    last_line_open = not data.endswith(b"\n")
+    total = data.count(b"\n") + (1 if last_line_open else 0)
+    for number, raw in iter_json_lines(data, shown, sink):
+        yield number, raw, last_line_open and number == total
+
+
+def _streamed_json_lines(path: Path, shown: str, sink: ProblemSink) -> Iterator[tuple[int, bytes, bool]]:
+    """:func:`_json_lines_of` the bytes of the regular file ``path``, read as it goes through a 64 KB buffer
+    (the same lines, numbers and problems): reading a large file whole first copies it into memory the
+    process must first be given, page by page (~4 us a line of 6 KB of the 10,000 benchmark trials, against
+    ~1.5 us read as it goes). Only the last line can have no line end."""
+    try:
+        fh = path.open("rb", buffering=1 << 16)
+    except OSError:
+        read_bytes(path, shown)  # raises the InvalidInputError that says why
+        raise
+    seen = False
+    with fh:
+        for number, line in enumerate(_read_lines(fh, path, shown), start=1):
+            if number == 1 and line.startswith(BOM):
+                line = line[len(BOM) :]
+            last_open = not line.endswith(b"\n")
+            raw = line if last_open else line[:-1]
+            if raw.endswith(b"\r"):
+                raw = raw[:-1]
+            if raw.strip():
+                seen = True
+                yield number, raw, last_open
+    if not seen:
+        sink.add(_empty_file(shown))
 
 
 def _valid_value(model: type[M], value: Any, strict: bool) -> M | None:
