@@ -450,9 +450,7 @@ def test_prechecks_never_skip_a_match() -> None:
 # --- the sentences read in one pass ---------------------------------------------------------------------
 
 
-def _plain_read_sentences(
-    work: str, spans: list[tuple[int, int]]
-) -> tuple[list[str], list[bool], list[bool]]:
+def _plain_read_sentences(work: str, spans: list[tuple[int, int]]) -> tuple[list[str], list[int]]:
     """:func:`graderctl.parsing.report._read_sentences` as first written (three comprehensions)."""
     spaces_only = R._spaces_only(work)
     cleaned = [R._clean(work[a:b], spaces_only) for a, b in spans]
@@ -461,7 +459,12 @@ def _plain_read_sentences(
         t[:1] in R._ATTRIBUTION_START and bool(R._ATTRIBUTION_LINE.match(t)) and len(t.split()) <= 25
         for t in cleaned
     ]
-    return cleaned, real, attribution
+    assert not any(at and not r for r, at in zip(real, attribution, strict=True))  # no content: no words
+    kinds = [
+        R._EMPTY if not r else R._ATTRIBUTION if at else R._PLAIN
+        for r, at in zip(real, attribution, strict=True)
+    ]
+    return cleaned, kinds
 
 
 def test_sentences_read_in_one_pass_equal_the_plain_comprehensions() -> None:

@@ -1531,7 +1531,7 @@ def _tidy_blanks(work: str, cites: list[_Cite]) -> str:
     blanks = _Find.blank_run.match
     backwards = ""
     punctuation = _TRAILING_PUNCT
-    pieces: list[tuple[int, int, str]] = []
+    out: list[str] = []  # the text up to the last change, in pieces
     last = 0  # the end of the last change: what is read must lie after it
     # each end once, in order (the markers come in order: repeats are skipped below)
     ends = [cite.end for cite in cites]
@@ -1584,20 +1584,16 @@ def _tidy_blanks(work: str, cites: list[_Cite]) -> str:
                 p = -1
         if p != -1:
             punct = work[j:p]
-            pieces.append((k, p, punct + " " * (p - k - len(punct))))
+            out.append(work[last:k])
+            out.append(punct + " " * (p - k - len(punct)))
             last = p
         elif lo != -1:
-            pieces.append((lo, hi, " " * (hi - lo)))
+            out.append(work[last:lo])
+            out.append(" " * (hi - lo))
             last = hi
-    if not pieces:
+    if not out:
         return work
-    out: list[str] = []
-    at = 0
-    for a, b, piece in pieces:
-        out.append(work[at:a])
-        out.append(piece)
-        at = b
-    out.append(work[at:])
+    out.append(work[last:])
     return "".join(out)
 
 
@@ -1691,9 +1687,14 @@ def _spaces_only(text: str) -> bool:
 _ATTRIBUTION_SECOND = frozenset("oOiIeErRaA")
 
 
-def _read_sentences(work: str, spans: list[tuple[int, int]]) -> tuple[list[str], list[bool], list[bool]]:
-    """Each sentence's cleaned text (:func:`_clean`), whether it holds any content (``real``) and whether it
-    is an attribution line (``Source: ...``)."""
+#: What :func:`_read_sentences` says of a sentence: it holds content and is no attribution line; it holds no
+#: content (only characters of :data:`_NOT_CONTENT`); it is an attribution line (``Source: ...``).
+_PLAIN, _EMPTY, _ATTRIBUTION = 0, 1, 2
+
+
+def _read_sentences(work: str, spans: list[tuple[int, int]]) -> tuple[list[str], list[int]]:
+    """Each sentence's cleaned text (:func:`_clean`) and what it is (:data:`_PLAIN`, :data:`_EMPTY` or
+    :data:`_ATTRIBUTION`; a sentence without content is no attribution line: the pattern needs a word)."""
     spaces_only = _spaces_only(work)
     # what _clean changes, looked for once in the whole text where it is one character (a fast search)
     marked = "*" in work or "`" in work or "|" in work
@@ -1705,8 +1706,7 @@ def _read_sentences(work: str, spans: list[tuple[int, int]]) -> tuple[list[str],
     second = _ATTRIBUTION_SECOND
     attribution_line = _ATTRIBUTION_LINE.match
     cleaned: list[str] = []
-    real: list[bool] = []
-    attribution: list[bool] = []
+    kinds: list[int] = []
     for a, b in spans:
         said = work[a:b]
         first = said[0]  # (a span is stripped and not empty)
@@ -1724,17 +1724,21 @@ def _read_sentences(work: str, spans: list[tuple[int, int]]) -> tuple[list[str],
             first = said[:1]  # ("" when nothing is left)
         cleaned.append(said)
         # content: a character that is not in _NOT_CONTENT (the first one, mostly; "" is in every string)
-        real.append(first not in not_content or bool(said.strip(not_content)))
+        if not (first not in not_content or said.strip(not_content)):
+            kinds.append(_EMPTY)
         # an attribution line starts with one of its words (optionally after "(" or "["): its first two
         # characters are looked at before the pattern (a character outside ASCII may match a letter in
         # any case)
-        attribution.append(
+        elif (
             first in attribution_start
             and (said[1:2] in second or first in "([" or not said[1:2].isascii())
             and attribution_line(said) is not None
             and len(said.split()) <= 25
-        )
-    return cleaned, real, attribution
+        ):
+            kinds.append(_ATTRIBUTION)
+        else:
+            kinds.append(_PLAIN)
+    return cleaned, kinds
 
 
 def _states_something(text: str) -> bool:
@@ -1911,7 +1915,7 @@ def parse_report(text: str) -> ParsedReport:
 
     # the blanked source list at the end is no sentence: leave it out of the split (spans are unchanged)
     spans = sentence_spans(work[: len(work.rstrip())])
-    cleaned, real, attribution = _read_sentences(work, spans)
+    cleaned, kinds = _read_sentences(work, spans)
     starts = list(map(_first, spans))
     n_spans = len(spans)
     # the citations of each sentence (None: none)
@@ -1936,9 +1940,9 @@ def parse_report(text: str) -> ParsedReport:
                 idx += 1
             # a citation standing alone (after the full stop, on an attribution line) belongs to the sentence
             # before it (one that is real and no attribution line)
-            while idx > 0 and (attribution[idx] or not real[idx]):
+            while idx > 0 and kinds[idx] != _PLAIN:
                 idx -= 1
-            while idx < n_spans - 1 and not real[idx]:
+            while idx < n_spans - 1 and kinds[idx] == _EMPTY:
                 idx += 1
             last_start, last_end, last_idx = start, cite.end, idx
         if idx >= 0:
@@ -1964,13 +1968,12 @@ def parse_report(text: str) -> ParsedReport:
         _claim_end,
         _claim_citations,
     )
-    for idx, ((a, b), said, is_real, is_attribution, mine) in enumerate(
-        zip(spans, cleaned, real, attribution, owners, strict=True)
-    ):
-        if not is_real:
+    first_start = spans[0][0] if spans else 0
+    for (a, b), said, kind, mine in zip(spans, cleaned, kinds, owners, strict=True):
+        if kind == _EMPTY:
             continue
         if mine is None:
-            if not is_attribution and _states_something(said):
+            if kind != _ATTRIBUTION and _states_something(said):
                 # _sentence, inline (it runs once an uncited sentence)
                 sentence: ParsedSentence = new_object(ParsedSentence)
                 _sentence_text(sentence, said)
@@ -1978,7 +1981,7 @@ def parse_report(text: str) -> ParsedReport:
                 _sentence_end(sentence, b)
                 uncited.append(sentence)
             continue
-        if is_attribution and idx > 0:
+        if kind == _ATTRIBUTION and a != first_start:
             continue  # its citations went to the sentence before (only the first sentence keeps them)
         if len(mine) == 1 and not has_quotes:  # the common case of the loop below
             only = mine[0]
@@ -1989,7 +1992,11 @@ def parse_report(text: str) -> ParsedReport:
                 made_key = (only.marker, only.source_id, None)
                 citation = made.get(made_key)
                 if citation is None:
-                    citation = made[made_key] = _citation(only.marker, only.source_id, None)
+                    # _citation, inline
+                    citation = made[made_key] = new_object(ParsedCitation)
+                    _cit_marker(citation, only.marker)
+                    _cit_source_id(citation, only.source_id)
+                    _cit_quote(citation, None)
                 single = alone[pair] = (citation,)
             # _claim, inline (it runs once a claim)
             claim: ParsedClaim = new_object(ParsedClaim)
