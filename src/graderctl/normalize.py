@@ -202,12 +202,37 @@ def normalize_doi(doi: str) -> str | None:
 
     Accepts ``doi:``/``DOI:`` prefixes, ``https://doi.org/`` and ``dx.doi.org`` links, ``info:doi/`` and
     ``urn:doi:`` forms, percent-encoding and trailing prose punctuation."""
-    text = _strip_prose(unquote(unicodedata.normalize("NFKC", doi)))
-    text = _DOI_PREFIX.sub("", text).strip()
+    text = _strip_prose(_unescaped(doi))
+    # _DOI_PREFIX is anchored at the start and never matches nothing: a substitution takes off at most its
+    # match there (and _strip_prose strips the text first)
+    prefix = _DOI_PREFIX.match(text)
+    if prefix is not None:
+        text = text[prefix.end() :]
     text = _strip_prose(text)
     if not _DOI_START.match(text):
         return None
     return text.lower()
+
+
+def _doi_anywhere(text: str) -> re.Match[str] | None:
+    """``_DOI_ANYWHERE.search(text)``, tried only where ``10.`` is written (every match starts so; a search
+    tries every character, as the pattern opens with ``\\b``, which a match from a place still checks against
+    the character before it)."""
+    at = text.find("10.")
+    while at != -1:
+        m = _DOI_ANYWHERE.match(text, at)
+        if m is not None:
+            return m
+        at = text.find("10.", at + 1)
+    return None
+
+
+def _unescaped(text: str) -> str:
+    """``unquote(unicodedata.normalize("NFKC", text))``: NFKC leaves an ASCII text as it is, and unquote a
+    text without ``%``."""
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text)
+    return unquote(text) if "%" in text else text
 
 
 def find_doi(text: str) -> str | None:
@@ -220,7 +245,7 @@ def find_doi(text: str) -> str | None:
     direct = normalize_doi(text)
     if direct:
         return direct
-    m = _DOI_ANYWHERE.search(unquote(unicodedata.normalize("NFKC", text)))
+    m = _doi_anywhere(_unescaped(text))
     if m is None:
         return None
     found = m.group(1)

@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import random
 import re
+import unicodedata
+from urllib.parse import unquote
 
+from graderctl import normalize as N
 from graderctl.parsing import report as R
 
 
@@ -510,3 +513,100 @@ def test_source_lists_equal_the_reference() -> None:
         assert fast_defs == plain_defs, lines
         assert list(fast_sources.by_id.items()) == list(plain_sources.by_id.items()), lines
         assert fast_sources.by_author == plain_sources.by_author, lines
+
+
+# --- DOIs: the reading of a DOI as it was ------------------------------------------------------------------
+
+
+def _reference_normalize_doi(doi: str) -> str | None:
+    text = N._strip_prose(unquote(unicodedata.normalize("NFKC", doi)))
+    text = N._DOI_PREFIX.sub("", text).strip()
+    text = N._strip_prose(text)
+    if not N._DOI_START.match(text):
+        return None
+    return text.lower()
+
+
+def _reference_find_doi(text: str) -> str | None:
+    if "10." not in text and "%" not in text and text.isascii():
+        return None
+    direct = _reference_normalize_doi(text)
+    if direct:
+        return direct
+    m = N._DOI_ANYWHERE.search(unquote(unicodedata.normalize("NFKC", text)))
+    if m is None:
+        return None
+    return _reference_normalize_doi(N._DOI_URL_END.split(m.group(1), maxsplit=1)[0])
+
+
+def test_doi_reading_equals_the_reference() -> None:
+    pieces = [
+        "doi:",
+        "DOI :",
+        " doi: ",
+        "https://doi.org/",
+        "http://dx.doi.org/",
+        "www.",
+        "doi.org/",
+        "info:doi/",
+        "urn:doi:",
+        "10.",
+        "1000",
+        "12345",
+        "/",
+        "abc",
+        "X.Y",
+        "%2F",
+        "%31%30.",
+        "%",
+        "%zz",
+        "１０．",
+        "．",
+        " ",
+        "\u00a0",
+        "\t",
+        ".",
+        ",",
+        ";",
+        ")",
+        "(",
+        "<",
+        ">",
+        '"',
+        "'",
+        "İ",
+        "K",
+        "ﬁ",
+        "?",
+        "#",
+        "&",
+        "é",
+    ]
+    for text in _texts(pieces, 12000, seed=28, longest=8):
+        assert N.normalize_doi(text) == _reference_normalize_doi(text), text
+        assert N.find_doi(text) == _reference_find_doi(text), text
+
+
+def test_doi_found_where_10_is_written_as_a_search_finds_it() -> None:
+    pieces = [
+        "10.",
+        "10",
+        "1",
+        "0",
+        ".",
+        "1000/",
+        "12345/x",
+        "/",
+        "a",
+        "_",
+        " ",
+        "%",
+        "é",
+        "١٠.",
+        "x10.",
+        "(",
+        '"',
+    ]
+    for text in _texts(pieces, 12000, seed=29, longest=10):
+        found, fast = N._DOI_ANYWHERE.search(text), N._doi_anywhere(text)
+        assert (found and (found.span(), found.groups())) == (fast and (fast.span(), fast.groups())), text
