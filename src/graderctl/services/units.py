@@ -134,7 +134,8 @@ def report_view(trial: Trial) -> ReportView:
     structured = {
         s.id: ViewSource(s.id, s.url, s.doi, s.title, s.text, None, "structured") for s in report.sources
     }
-    if report.claims or not report.text.strip():
+    text = report.text
+    if report.claims or not text or text.isspace():  # not text.strip(), without copying the text
         claims = tuple(
             ViewClaim(
                 c.id,
@@ -143,9 +144,9 @@ def report_view(trial: Trial) -> ReportView:
             )
             for c in report.claims
         )
-        uncited = tuple(data.UncitedClaim(c.text, None) for c in report.claims if not c.citations)
+        uncited = tuple([data.UncitedClaim(c.text, None) for c in report.claims if not c.citations])
         return ReportView("structured" if report.claims else "empty", claims, structured, uncited, None)
-    parsed = parse_report(report.text)
+    parsed = parse_report(text)
     sources: dict[str, ViewSource] = dict(structured)
     for s in parsed.sources:
         if s.id in structured:
@@ -169,7 +170,7 @@ def report_view(trial: Trial) -> ReportView:
             cits.append(view_cit)
         cid = ids[i] if i < 512 else f"c{i + 1}"
         view_claims.append(ViewClaim(cid, claim.text, tuple(cits), (claim.start, claim.end)))
-    uncited = tuple(data.UncitedClaim(u.text, (u.start, u.end)) for u in parsed.uncited)
+    uncited = tuple([data.UncitedClaim(u.text, (u.start, u.end)) for u in parsed.uncited])
     return ReportView("text", tuple(view_claims), sources, uncited, PARSER)
 
 
@@ -261,20 +262,18 @@ def _evidence(
     return name + no_text
 
 
-class _Given(NamedTuple):
-    """What one citation gives."""
-
-    #: How the units document shows it.
-    shown: data.UnitsCitation
-    #: What its ``source_existence`` unit's id ends with (after ``citation:<claim>/``).
-    unit: str
-    #: Its ``source_existence`` input, or why there is none.
-    se_input: data.SourceExistenceInput | None
-    se_failure: str | None
-    #: What it gives its claim's ``claim_support`` unit (see :func:`_evidence`).
-    gives: tuple[str, data.Evidence] | str
-    #: Its marker, when it points to no listed source (a missing source); else ``None``.
-    missing: str | None
+#: What one citation gives (a plain tuple: a NamedTuple's ``__new__`` is a Python function, made for every
+#: citation): how the units document shows it; what its ``source_existence`` unit's id ends with (after
+#: ``citation:<claim>/``); its ``source_existence`` input, or why there is none; what it gives its claim's
+#: ``claim_support`` unit (see :func:`_evidence`); its marker when it points to no listed source, else ``None``.
+_Given = tuple[
+    data.UnitsCitation,
+    str,
+    data.SourceExistenceInput | None,
+    str | None,
+    tuple[str, data.Evidence] | str,
+    str | None,
+]
 
 
 def _given(
@@ -302,7 +301,7 @@ def _given(
             sid is not None or marker is not None,
         )
     se_input, se_failure = _citation_input(cit, source)
-    return _Given(
+    return (
         shown,
         sid or marker or f"#{index}",
         se_input,
