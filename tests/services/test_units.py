@@ -219,3 +219,25 @@ def test_structured_trials_record_the_parser_of_the_plan_too(tmp_path: Path) -> 
     line = score_rows(tmp_path, [row])["s1"]
     assert line["units_from"] == "structured" and line["parser"] == PARSER.to_dict()
     assert line["cited_claims"] == 1 and line["uncited_claims"] == 0
+
+
+def test_single_citation_claims_of_parsed_reports_give_what_the_general_loop_gives() -> None:
+    """report_units takes a shortcut for a parsed report's claims with one citation (claim ids c1, c2, ...
+    are all different, so no unit id can repeat): the same units as the general loop, which a structured
+    view of the same claims takes, including repeated markers, missing sources and claims citing twice."""
+    from graderctl.models.calset import CorpusDocument
+    from graderctl.plugin import Corpus
+    from graderctl.services.units import report_units
+
+    text = RAW_TEXT.replace(
+        "Heat pump sales in Europe grew strongly during the 2010s across many markets.",
+        "Heat pump sales grew 5% in 2019 [1][1]. Prices fell 3% in 2020 [1]. Sales rose 7% in 2021 [2][7]. "
+        "Sales rose 9% in 2022 [9].",
+    )
+    corpus = Corpus([CorpusDocument(id="doc-batt", doi="10.1000/batt.2024.7", text="x")])
+    view = report_view(Trial.model_validate(raw_trial("r1", text)))
+    assert view.origin == "text" and any(len(c.citations) == 1 for c in view.claims)
+    assert any(len(c.citations) > 1 for c in view.claims)
+    general = msgspec.structs.replace(view, origin="structured")
+    for c in (None, corpus):
+        assert msgspec.to_builtins(report_units(view, c)) == msgspec.to_builtins(report_units(general, c))

@@ -363,14 +363,42 @@ def report_units(view: ReportView, corpus: Corpus | None) -> ReportUnits:
     #: the failure of a claim_support unit whose one citation gives no evidence, by what the citation gives
     failures: dict[str, str] = {}
     CheckUnit, MissingSource, ClaimSupportInput = data.CheckUnit, data.MissingSource, data.ClaimSupportInput
+    UnitsClaim = data.UnitsClaim
+    #: a parsed report's claim ids (c1, c2, ...) are all different (and have no "/"): a unit id can then only
+    #: repeat within a claim
+    unique_ids = view.origin == "text"
     for claim in view.claims:
         cid = claim.id
         keys = _CLAIM_UNIT_IDS.get(cid)
         prefix, claim_uid = keys if keys is not None else (f"citation:{cid}/", f"claim:{cid}")
+        cits = claim.citations
+        if unique_ids and len(cits) == 1:
+            # the common case: what the loop below does for a claim's one citation, without the lists of
+            # what its citations give and without looking for its unit id among those given before (none can
+            # be: no other claim's ids start with this claim's prefix)
+            cit = cits[0]
+            given = known.get(id(cit))
+            if given is None:
+                given = _given(cit, 1, sources, shown_sources, corpus, no_text)
+                if cit.marker or cit.source_id:
+                    known[id(cit)] = given
+            shown_cit, unit, se_input, se_failure, gives, marker_missing = given
+            if marker_missing is not None:
+                missing.append(MissingSource(cid, marker_missing))
+            citation_units.append(CheckUnit(prefix + unit, se_input, se_failure))
+            claims.append(UnitsClaim(cid, claim.text, claim.span, [shown_cit]))
+            if isinstance(gives, str):
+                reason = failures.get(gives)
+                if reason is None:
+                    reason = failures[gives] = "no evidence to check the claim against: cites " + gives
+                claim_units.append(CheckUnit(claim_uid, None, reason))
+            else:
+                claim_units.append(CheckUnit(claim_uid, ClaimSupportInput(claim.text, [gives[1]]), None))
+            continue
         shown: list[data.UnitsCitation] = []
         gave: list[tuple[str, data.Evidence] | str] = []
         index = 0  # the citation's place in the claim (counted: an enumerate per claim costs twice as much)
-        for cit in claim.citations:
+        for cit in cits:
             index += 1  # noqa: SIM113
             given = known.get(id(cit))
             if given is None:
@@ -389,8 +417,8 @@ def report_units(view: ReportView, corpus: Corpus | None) -> ReportUnits:
             else:
                 used[uid] = 1
             citation_units.append(CheckUnit(uid, se_input, se_failure))
-        claims.append(data.UnitsClaim(cid, claim.text, claim.span, shown))
-        if len(gave) == 1:  # the common case
+        claims.append(UnitsClaim(cid, claim.text, claim.span, shown))
+        if len(gave) == 1:
             gives = gave[0]
             if isinstance(gives, str):
                 reason = failures.get(gives)
