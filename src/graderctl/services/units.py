@@ -265,7 +265,7 @@ def _evidence(
 #: What one citation gives (a plain tuple: a NamedTuple's ``__new__`` is a Python function, made for every
 #: citation): how the units document shows it; what its ``source_existence`` unit's id ends with (after
 #: ``citation:<claim>/``); its ``source_existence`` input, or why there is none; what it gives its claim's
-#: ``claim_support`` unit (see :func:`_evidence`); its marker when it points to no listed source, else ``None``.
+#: ``claim_support`` unit (see :func:`_evidence`); its marker if it points to no listed source, else None.
 _Given = tuple[
     data.UnitsCitation,
     str,
