@@ -1013,6 +1013,7 @@ class _Cite:
 
 
 _start_of = attrgetter("start")
+_end_of = attrgetter("end")
 _first = itemgetter(0)
 
 
@@ -1533,15 +1534,18 @@ def _tidy_blanks(work: str, cites: list[_Cite]) -> str:
     punctuation = _TRAILING_PUNCT
     out: list[str] = []  # the text up to the last change, in pieces
     last = 0  # the end of the last change: what is read must lie after it
-    # each end once, in order (the markers come in order: repeats are skipped below)
-    ends = [cite.end for cite in cites]
-    if ends != sorted(ends):
-        ends = sorted(set(ends))
+    # each end once, in order: the markers come in order (repeats are skipped); when one does not, the
+    # markers are taken again sorted by their ends
     previous = -1
-    for end in ends:
-        if end == previous or end >= n:
-            continue
+    for cite in cites:
+        end = cite.end
+        if end <= previous:
+            if end == previous:
+                continue
+            return _tidy_blanks(work, sorted(cites, key=_end_of))
         previous = end
+        if end >= n:
+            continue
         # j: where the blank run after the end stops. The character there, when it is no blank, is one no
         # end before changed (a change reaches only into its own run and the punctuation after it): an end
         # whose run is followed by anything but punctuation changes nothing, in either version
@@ -1679,7 +1683,7 @@ def _clean(text: str, spaces_only: bool = False) -> str:
 
 def _spaces_only(text: str) -> bool:
     """Whether the only blanks of ``text`` are spaces and line breaks (no sentence holds a line break)."""
-    return text.isascii() and not any(ch in text for ch in "\t\r\x0b\x0c\x1c\x1d\x1e\x1f")
+    return text.isascii() and not any(map(text.__contains__, "\t\r\x0b\x0c\x1c\x1d\x1e\x1f"))
 
 
 #: The second characters of the words :data:`_ATTRIBUTION_LINE` reads (``sOurces``, ``vIa``, ``rEfs``,
