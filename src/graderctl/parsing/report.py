@@ -265,6 +265,8 @@ class _Find:
     #: The four digits of a year as :data:`_YEAR` writes it (every match of the ``paren`` alternative holds
     #: them).
     year_four = re.compile(r"(?:1[5-9]|20)\d\d")
+    #: The URL of a link in its simplest form, with the ``)`` that closes it (see :func:`_scan_body`).
+    link_url = re.compile(r"[^()<>\s]*\)")
 
 
 #: An author (or two, or "et al.") just before a parenthesised year: ``Lewis et al. (2020)``.
@@ -1099,22 +1101,28 @@ def _in_parentheses(text: str, work: str, start: int) -> bool:
     return k >= 0 and work[k] in "(;," and len(text.split()) <= 8
 
 
-def _marker_pairs(nums: str, by_id: dict[str, ParsedSource]) -> list[tuple[str, str | None]]:
-    """``(marker, source id)`` of each number of a numbered marker's ``nums`` (``1, 3-5``)."""
+def _marker_pairs(numbers: list[int], by_id: dict[str, ParsedSource]) -> list[tuple[str, str | None]]:
+    """``(marker, source id)`` of each number of a numbered marker (:func:`_numbers` of its ``nums``)."""
     pairs: list[tuple[str, str | None]] = []
-    for n in _numbers(nums):
+    for n in numbers:
         key = str(n)
         pairs.append((f"[{key}]", key if key in by_id else ("^" + key if "^" + key in by_id else None)))
     return pairs
 
 
-def _plain_numbers(inner: str) -> bool:
-    """Whether ``inner`` is one to three ASCII digits, or several such joined by ``", "`` (``1``, ``12, 3``):
-    then ``[inner]`` is a match of the ``num`` alternative of :data:`_BODY` with ``nums`` the whole of
-    ``inner``."""
+def _plain_numbers(inner: str) -> list[int] | None:
+    """The numbers of ``inner`` when it is one to three ASCII digits, or several such joined by ``", "``
+    (``1``, ``12, 3``): then ``[inner]`` is a match of the ``num`` alternative of :data:`_BODY` with ``nums``
+    the whole of ``inner``, and these are what :func:`_numbers` reads in it (no range); else ``None``."""
     if not inner.isascii():
-        return False
-    return all(0 < len(part) <= 3 and part.isdigit() for part in inner.split(", "))
+        return None
+    if inner.isdigit():  # (one number, the common case)
+        return [int(inner)] if len(inner) <= 3 else None
+    parts = inner.split(", ")
+    for part in parts:
+        if not (0 < len(part) <= 3 and part.isdigit()):
+            return None
+    return [int(part) for part in parts]
 
 
 def _scan_body(work: str, sources: _Sources, link_defs: dict[str, str]) -> tuple[str, list[_Cite]]:
@@ -1211,12 +1219,26 @@ def _scan_body(work: str, sources: _Sources, link_defs: dict[str, str]) -> tuple
             for marker, sid in paren:
                 cites.append(_Cite(start, end, marker, sid))
             continue
+        kind: str | None = None
         if first == "[":
             # "[12]", "[1, 3]" and "[^2]" read without the pattern. Such a match ends at the first "]"; when
             # no "(" follows it the "link" alternative (tried first) cannot match there, as the text in
             # between holds no "[" (a link's text ends at its first "]" then, and "](" must follow it)
             close = find("]", candidate + 1, candidate + 48)
-            if close != -1 and work[close + 1 : close + 2] != "(":
+            if close == -1:
+                pass
+            elif work.startswith("(", close + 1):
+                # "[text](url)" read without the pattern where the text holds no "[" nor line break and the
+                # URL no blank, "(", "<" or ">" before its ")": the first way the "link" alternative tries
+                # (its text up to the first "]", its URL up to the first character it cannot hold) matches
+                text = work[candidate + 1 : close]
+                if "[" not in text and "\n" not in text:
+                    url_end = _Find.link_url.match(work, close + 2)
+                    if url_end is not None:
+                        kind = "link"
+                        start, end = candidate, url_end.end()
+                        raw_url = work[close + 2 : end - 1]
+            else:
                 written = work[candidate : close + 1]
                 pairs = markers.get(written)  # a spelling matched as "num" before
                 if pairs is None:
@@ -1231,8 +1253,10 @@ def _scan_body(work: str, sources: _Sources, link_defs: dict[str, str]) -> tuple
                             pos = done = close + 1
                             cites.append(_Cite(candidate, done, written, sid))
                             continue
-                    elif _plain_numbers(inner):
-                        pairs = markers[written] = _marker_pairs(inner, by_id)
+                    elif inner[:1].isdigit():
+                        numbers = _plain_numbers(inner)
+                        if numbers is not None:
+                            pairs = markers[written] = _marker_pairs(numbers, by_id)
                 if pairs is not None:  # the "num" alternative, as below
                     if not pairs:
                         pos = candidate + 1
@@ -1243,34 +1267,17 @@ def _scan_body(work: str, sources: _Sources, link_defs: dict[str, str]) -> tuple
                     for marker, sid in pairs:
                         cites.append(_Cite(candidate, done, marker, sid))
                     continue
-        m = match(work, candidate)
-        if m is None:
-            continue
-        kind = m.lastgroup
-        start, end = m.span()
-        pos = end
-        if kind == "num":
-            written = m.group()
-            pairs = markers.get(written)
-            if pairs is None:
-                pairs = markers[written] = _marker_pairs(m.group("nums"), by_id)
-            if not pairs:
-                pos = start + 1
+        if kind is None:
+            found_match = match(work, candidate)
+            if found_match is None:
                 continue
-            out.append(work[done:start])
-            out.append(" " * (end - start))
-            done = end
-            for marker, sid in pairs:
-                cites.append(_Cite(start, end, marker, sid))
-        elif kind == "fn":
-            fid = m.group("fid")
-            sid = "^" + fid if "^" + fid in by_id else (fid if fid in by_id else None)
-            out.append(work[done:start])
-            out.append(" " * (end - start))
-            done = end
-            cites.append(_Cite(start, end, m.group(), sid))
-        elif kind == "link":
-            text, raw_url = m.group("ltext", "lurl")
+            m = found_match
+            kind = m.lastgroup
+            start, end = m.span()
+            if kind == "link":
+                text, raw_url = m.group("ltext", "lurl")
+        pos = end
+        if kind == "link":
             text = text.strip()
             raw_url = raw_url.strip()
             if first == "!" or not raw_url or raw_url.startswith("#"):
@@ -1303,21 +1310,6 @@ def _scan_body(work: str, sources: _Sources, link_defs: dict[str, str]) -> tuple
             out.append(work[done:start])
             out.append(" " * (end - start) if only_cites else _pad(text, end - start))
             done = end
-        elif kind == "reflink":
-            rtext, rlabel = m.group("rtext", "rlabel")
-            label = (rlabel or rtext).strip().lower()
-            target = link_defs.get(label)
-            if target is None:
-                pos = start + 1
-                continue
-            cites.append(_Cite(start, end, m.group(), target))
-            out.append(work[done:start])
-            out.append(
-                " " * (end - start)
-                if _link_text_is_citation(rtext, work, start)
-                else _pad(rtext, end - start)
-            )
-            done = end
         elif kind == "url":
             raw = m.group()
             known = url_keys.get(raw)
@@ -1333,6 +1325,41 @@ def _scan_body(work: str, sources: _Sources, link_defs: dict[str, str]) -> tuple
             cites.append(_Cite(start, end, url, sid))
             out.append(work[done:start])
             out.append(" " * (end - start))
+            done = end
+        elif kind == "num":
+            written = m.group()
+            pairs = markers.get(written)
+            if pairs is None:
+                pairs = markers[written] = _marker_pairs(_numbers(m.group("nums")), by_id)
+            if not pairs:
+                pos = start + 1
+                continue
+            out.append(work[done:start])
+            out.append(" " * (end - start))
+            done = end
+            for marker, sid in pairs:
+                cites.append(_Cite(start, end, marker, sid))
+        elif kind == "fn":
+            fid = m.group("fid")
+            sid = "^" + fid if "^" + fid in by_id else (fid if fid in by_id else None)
+            out.append(work[done:start])
+            out.append(" " * (end - start))
+            done = end
+            cites.append(_Cite(start, end, m.group(), sid))
+        elif kind == "reflink":
+            rtext, rlabel = m.group("rtext", "rlabel")
+            label = (rlabel or rtext).strip().lower()
+            target = link_defs.get(label)
+            if target is None:
+                pos = start + 1
+                continue
+            cites.append(_Cite(start, end, m.group(), target))
+            out.append(work[done:start])
+            out.append(
+                " " * (end - start)
+                if _link_text_is_citation(rtext, work, start)
+                else _pad(rtext, end - start)
+            )
             done = end
         elif kind == "doi":
             raw = _trim_url(m.group())
@@ -1413,6 +1440,10 @@ def _candidates(work: str, numbered: bool) -> list[int]:
     same_length: bool | None = True if work.isascii() else None
     i = find(":")
     while i != -1:
+        if i >= 5 and work.startswith("https://", i - 5):  # the common case of what follows
+            found.append(i - 5)
+            i = find(":", i + 1)
+            continue
         if not work.startswith("//", i + 1):
             i = find(":", i + 1)
             continue
