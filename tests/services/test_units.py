@@ -241,3 +241,36 @@ def test_single_citation_claims_of_parsed_reports_give_what_the_general_loop_giv
     general = msgspec.structs.replace(view, origin="structured")
     for c in (None, corpus):
         assert msgspec.to_builtins(report_units(view, c)) == msgspec.to_builtins(report_units(general, c))
+
+
+def test_what_a_citation_gives_without_a_corpus_is_what_the_general_path_gives() -> None:
+    """_given works out a listed source's citation without a corpus in place (no evidence can come from a
+    corpus): the same as the general path, which an empty corpus takes (it finds nothing either)."""
+    from graderctl.plugin import Corpus
+    from graderctl.services.units import _given, report_units
+
+    row = raw_trial("r1", RAW_TEXT + "3. A report with no link, 2020.\n")
+    structured = raw_trial("s1", "")
+    structured["report"]["claims"] = [
+        {
+            "id": "k1",
+            "text": "Sales fell.",
+            "citations": [{"source_id": s} for s in ("a", "b", "c", "d", "zz")],
+        }
+    ]
+    structured["report"]["sources"] = [
+        {"id": "a", "url": "https://www.iea.org/x", "title": "A"},
+        {"id": "b", "doi": "10.1000/b", "text": "captured"},
+        {"id": "c", "url": "https://c.org", "text": "   "},
+        {"id": "d", "title": "no link"},
+    ]
+    seen = 0
+    for trial in (row, structured):
+        view = report_view(Trial.model_validate(trial))
+        shown = report_units(view, None).sources
+        for claim in view.claims:
+            for index, cit in enumerate(claim.citations, start=1):
+                args = (cit, index, view.sources, shown)
+                assert _given(*args, None, " (none)") == _given(*args, Corpus([]), " (none)")
+                seen += 1
+    assert seen >= 8

@@ -300,13 +300,25 @@ def _given(
             cit.quote,
             sid is not None or marker is not None,
         )
-    se_input, se_failure = _citation_input(cit, source)
+    gives: tuple[str, data.Evidence] | str
+    se_input: data.SourceExistenceInput | None
+    se_failure: str | None
+    if source is not None and corpus is None and not source.text and (source.url or source.doi):
+        # the common case (a parsed report's listed source, no corpus): what _citation_input and _evidence
+        # give for it, without the calls (a source with a URL or DOI exists if it can be found; with no corpus
+        # and no captured text there is no evidence)
+        citation = data.Citation(None, source.url, source.doi, source.title, cit.quote)
+        se_input, se_failure = data.SourceExistenceInput(citation), None
+        gives = (marker or sid or f"citation #{index}") + no_text
+    else:
+        se_input, se_failure = _citation_input(cit, source)
+        gives = _evidence(cit, index, source, corpus, no_text)
     return (
         shown,
         sid or marker or f"#{index}",
         se_input,
         se_failure,
-        _evidence(cit, index, source, corpus, no_text),
+        gives,
         marker if source is None else None,
     )
 
