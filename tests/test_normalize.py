@@ -249,3 +249,11 @@ def test_memoised_query_and_url_keys_survive_the_memo_filling() -> None:
         general = n._normalize_url_general(n._strip_prose(unicodedata.normalize("NFKC", url)))
         assert normalize_url(url) == general == n._url_key(url), url
         assert len(n._QUERY_KEYS) <= n._MEMO_LIMIT and len(n._URL_KEYS) <= n._URL_MEMO_LIMIT
+
+
+@pytest.mark.parametrize("url", ["http://[^1]", "https://[::1", "http://[not-an-ip]/a", "[^1]]://x", "//[x]"])
+def test_a_url_urllib_cannot_split_gets_a_key_not_an_error(url: str) -> None:
+    # "[a](http://[^1])" in a report made the parser (and `units`, `score`) fail with exit 6
+    key = normalize_url(url)
+    assert isinstance(key, str) and key
+    assert normalize_url(url) == key

@@ -180,8 +180,13 @@ def _normalize_url_general(text: str) -> str:
         text = "http:" + text
     elif "://" not in text:
         text = "http://" + text
-    parts = urlsplit(text)
-    host = _host_key_of(parts.hostname or "")
+    try:
+        parts = urlsplit(text)
+        host = _host_key_of(parts.hostname or "")
+    except ValueError:
+        # a bracketed host urllib refuses ("http://[^1]", "https://[::1"): keyed as written, without its
+        # scheme (it names no page another spelling could name; it must not stop a report being read)
+        return text.split("://", 1)[1].rstrip("/")
     port = ""
     try:
         if parts.port is not None and parts.port not in _DEFAULT_PORTS:

@@ -8,8 +8,6 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-import pytest
-
 from graderctl.parsing import report as R
 from tests.support.scan_reference import reference_html, reference_scan_body
 
@@ -146,12 +144,7 @@ def test_body_scan_equals_the_plain_scan() -> None:
         for _ in range(2500):
             text = "".join(rng.choice(_BODY_PIECES) for _ in range(rng.randint(0, 14)))
             fast_sources, plain_sources = make(), make()
-            try:
-                plain = reference_scan_body(text, plain_sources, link_defs)
-            except ValueError:  # normalize_url refuses a few URLs ("http://[^1]"): both ways alike
-                with pytest.raises(ValueError):
-                    R._scan_body(text, fast_sources, link_defs)
-                continue
+            plain = reference_scan_body(text, plain_sources, link_defs)
             work, cites = R._scan_body(text, fast_sources, link_defs)
             assert (work, _cites(cites)) == plain, text
             assert _state(fast_sources) == _state(plain_sources), text

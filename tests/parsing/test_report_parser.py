@@ -87,3 +87,10 @@ def test_spans_point_into_the_original_text() -> None:
     text = "Intro line.\r\n**Sales** rose 12% in 2024 [1].\n\nSources:\n1. https://a.example/\n"
     claim = parse_report(text).claims[0]
     assert "Sales" in text[claim.start : claim.end] and "[1]" in text[claim.start : claim.end]
+
+
+def test_a_link_to_a_malformed_bracketed_host_is_parsed_not_a_crash() -> None:
+    parsed = parse_report("Sales rose to 5 million units in 2020, the agency said [a](http://[^1]).\n")
+    assert len(parsed.claims) == 1
+    (citation,) = parsed.claims[0].citations
+    assert citation.marker == "http://[^1]"
