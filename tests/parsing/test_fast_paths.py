@@ -10,6 +10,7 @@ import pytest
 
 from graderctl.language.sentences import sentence_spans
 from graderctl.parsing import report as R
+from tests.support.scan_reference import reference_candidates
 from tests.support.sentence_reference import reference_spans
 
 
@@ -99,25 +100,6 @@ def test_full_stops_left_out_are_those_the_citation_pattern_cannot_match() -> No
                 assert i in kept, (text, i)
 
 
-def _plain_candidates(work: str, numbered: bool) -> list[int]:
-    """Every place a citation can start, as first written: each needle searched with ``str.find``, the URL and
-    DOI needles in the text's lower case."""
-    found: list[int] = []
-    lowered = work.lower()
-    if len(lowered) != len(work):
-        lowered = work
-    for text, needles in ((work, ("[", "(", "【", "![")), (lowered, ("http", "www.", "doi", "10."))):
-        for needle in needles:
-            i = text.find(needle)
-            while i != -1:
-                found.append(i)
-                i = text.find(needle, i + 1)
-    if numbered:
-        found.extend(m.start() for m in R._Find.gem_stop.finditer(work))
-        found.extend(i for i, ch in enumerate(work) if ch in R._SUPERSCRIPT_DIGITS)
-    return sorted(found)
-
-
 def test_candidates_drop_only_places_where_the_citation_pattern_cannot_match() -> None:
     pieces = [
         "http://a.b",
@@ -162,7 +144,7 @@ def test_candidates_drop_only_places_where_the_citation_pattern_cannot_match() -
     for text in _texts(pieces, 6000, seed=12, longest=16):
         for numbered in (False, True):
             fast = R._candidates(text, numbered)
-            plain = _plain_candidates(text, numbered)
+            plain = reference_candidates(text, numbered)
             assert fast == sorted(set(fast)), text
             assert set(fast) <= set(plain), text
             assert {i for i in plain if R._BODY.match(text, i) is not None} <= set(fast), text

@@ -342,6 +342,20 @@ class ReportUnits(NamedTuple):
 _CLAIM_UNIT_IDS = {cid: (f"citation:{cid}/", f"claim:{cid}") for cid in _TEXT_CLAIM_IDS}
 
 
+def _one_citation_claim_unit(
+    claim_uid: str, text: str, gives: tuple[str, data.Evidence] | str, failures: dict[str, str]
+) -> data.CheckUnit:
+    """The ``claim_support`` unit of a claim with one citation: graded on what the citation gives, or failing
+    without grading when it gives no evidence (``gives`` is then what it cites; each reason is made once, in
+    ``failures``)."""
+    if isinstance(gives, str):
+        reason = failures.get(gives)
+        if reason is None:
+            reason = failures[gives] = "no evidence to check the claim against: cites " + gives
+        return data.CheckUnit(claim_uid, None, reason)
+    return data.CheckUnit(claim_uid, data.ClaimSupportInput(text, [gives[1]]), None)
+
+
 def report_units(view: ReportView, corpus: Corpus | None) -> ReportUnits:
     """The ``source_existence`` and ``claim_support`` units of a report (inputs as the Structs of
     :mod:`graderctl.models.units_data`: printed by ``units``, and the pydantic inputs ``score`` grades are
@@ -399,13 +413,7 @@ def report_units(view: ReportView, corpus: Corpus | None) -> ReportUnits:
                 missing.append(MissingSource(cid, marker_missing))
             citation_units.append(CheckUnit(prefix + unit, se_input, se_failure))
             claims.append(UnitsClaim(cid, claim.text, claim.span, [shown_cit]))
-            if isinstance(gives, str):
-                reason = failures.get(gives)
-                if reason is None:
-                    reason = failures[gives] = "no evidence to check the claim against: cites " + gives
-                claim_units.append(CheckUnit(claim_uid, None, reason))
-            else:
-                claim_units.append(CheckUnit(claim_uid, ClaimSupportInput(claim.text, [gives[1]]), None))
+            claim_units.append(_one_citation_claim_unit(claim_uid, claim.text, gives, failures))
             continue
         shown: list[data.UnitsCitation] = []
         gave: list[tuple[str, data.Evidence] | str] = []
@@ -431,14 +439,7 @@ def report_units(view: ReportView, corpus: Corpus | None) -> ReportUnits:
             citation_units.append(CheckUnit(uid, se_input, se_failure))
         claims.append(UnitsClaim(cid, claim.text, claim.span, shown))
         if len(gave) == 1:
-            gives = gave[0]
-            if isinstance(gives, str):
-                reason = failures.get(gives)
-                if reason is None:
-                    reason = failures[gives] = "no evidence to check the claim against: cites " + gives
-                claim_units.append(CheckUnit(claim_uid, None, reason))
-            else:
-                claim_units.append(CheckUnit(claim_uid, ClaimSupportInput(claim.text, [gives[1]]), None))
+            claim_units.append(_one_citation_claim_unit(claim_uid, claim.text, gave[0], failures))
             continue
         if not gave:
             claim_units.append(
