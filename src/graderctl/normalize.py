@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import re
 import unicodedata
+from typing import TypeVar
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsplit
 
 #: Query parameters that only track where a click came from; they never change the page.
@@ -57,12 +58,23 @@ _TRACKING: dict[str, bool] = {}
 _MEMO_LIMIT = 4096
 
 
+_V = TypeVar("_V")
+
+
+def _kept(memo: dict[str, _V], limit: int, key: str, value: _V) -> _V:
+    """``value`` kept in ``memo`` under ``key``; the memo is emptied first when it holds ``limit`` entries
+    (every memo of this module is small on purpose: a table that stays in the CPU's cache). Called on a miss
+    only: a hit is a plain ``dict.get`` where the memo is read."""
+    if len(memo) >= limit:
+        memo.clear()
+    memo[key] = value
+    return value
+
+
 def _host_key(host: str) -> str:
     key = _HOST_KEYS.get(host)
     if key is None:
-        if len(_HOST_KEYS) >= _MEMO_LIMIT:
-            _HOST_KEYS.clear()
-        key = _HOST_KEYS[host] = _host_key_of(host)
+        key = _kept(_HOST_KEYS, _MEMO_LIMIT, host, _host_key_of(host))
     return key
 
 
@@ -70,9 +82,7 @@ def _is_tracking(key: str) -> bool:
     """Whether a query parameter named ``key`` only tracks where a click came from."""
     tracking = _TRACKING.get(key)
     if tracking is None:
-        if len(_TRACKING) >= _MEMO_LIMIT:
-            _TRACKING.clear()
-        tracking = _TRACKING[key] = _TRACKING_PARAMS.match(key) is not None
+        tracking = _kept(_TRACKING, _MEMO_LIMIT, key, _TRACKING_PARAMS.match(key) is not None)
     return tracking
 
 
@@ -107,9 +117,7 @@ def normalize_url(url: str) -> str:
     differences, and punctuation the URL picked up from surrounding prose (a trailing ``.`` or ``,``)."""
     key = _URL_KEYS.get(url)
     if key is None:
-        if len(_URL_KEYS) >= _URL_MEMO_LIMIT:
-            _URL_KEYS.clear()
-        key = _URL_KEYS[url] = _url_key(url)
+        key = _kept(_URL_KEYS, _URL_MEMO_LIMIT, url, _url_key(url))
     return key
 
 
@@ -157,8 +165,6 @@ def _query_key(query: str) -> str:
     tracking filter, sort and urlencode give for it (``""`` when it holds only tracking parameters)."""
     key = _QUERY_KEYS.get(query)
     if key is None:
-        if len(_QUERY_KEYS) >= _MEMO_LIMIT:
-            _QUERY_KEYS.clear()
         items = []
         for piece in query.split("&"):
             if piece:
@@ -170,7 +176,7 @@ def _query_key(query: str) -> str:
         else:
             items.sort()
             key = "?" + "&".join(f"{k}={v.replace('=', '%3D')}" for k, v in items)
-        _QUERY_KEYS[query] = key
+        _kept(_QUERY_KEYS, _MEMO_LIMIT, query, key)
     return key
 
 
