@@ -150,12 +150,12 @@ def test_candidates_drop_only_places_where_the_citation_pattern_cannot_match() -
             assert {i for i in plain if R._BODY.match(text, i) is not None} <= set(fast), text
         for i, ch in enumerate(text):
             if ch == "(" and R._BODY.match(text, i) is not None:
-                assert R._may_close(text, i), (text, i)
+                assert R._paren_inner(text, i) is not None, (text, i)
 
 
 def test_parentheses_left_untried_cannot_match() -> None:
     longest = "(" + "a" * 199 + " 2020b" + " " * 40 + ")"
-    assert R._BODY.match(longest, 0) is not None and R._may_close(longest, 0)
+    assert R._BODY.match(longest, 0) is not None and R._paren_inner(longest, 0) is not None
     pieces = [
         "(",
         ")",
@@ -173,7 +173,7 @@ def test_parentheses_left_untried_cannot_match() -> None:
     for text in _texts(pieces, 6000, seed=17, longest=14):
         for i, ch in enumerate(text):
             if ch == "(" and R._BODY.match(text, i) is not None:
-                assert R._may_close(text, i), (text, i)
+                assert R._paren_inner(text, i) is not None, (text, i)
 
 
 def test_tidy_blanks_equal_the_in_place_version() -> None:

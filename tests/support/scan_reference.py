@@ -76,7 +76,7 @@ def reference_scan_body(
     for candidate in reference_candidates(work, numbered):
         if candidate < pos:
             continue
-        if work[candidate] == "(" and not R._may_close(work, candidate):
+        if work[candidate] == "(" and R._paren_inner(work, candidate) is None:
             continue
         m = R._BODY.match(work, candidate)
         if m is None:

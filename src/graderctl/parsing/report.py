@@ -1150,8 +1150,8 @@ def _scan_body(work: str, sources: _Sources, link_defs: dict[str, str]) -> tuple
     # the body is read): worked out once per spelling
     markers: dict[str, list[tuple[str, str | None]]] = {}
     # whether _BODY matches at a "(" depends only on what lies between it and the first ")" after it (see
-    # below); the citations of a parenthesis only on that text and the author keys of the listed sources
-    # (none is added while the body is read): both worked out once per spelling
+    # _paren_inner); the citations of a parenthesis only on that text and the author keys of the listed
+    # sources (none is added while the body is read): both worked out once per spelling
     paren_kinds: dict[str, int] = {}  # 0: no match; 1: a year alone ("Lewis et al. (2020)"); 2: other
     parens: dict[str, list[tuple[str, str | None]]] = {}
     # a URL as written -> the URL without trailing prose punctuation, and its DOI (pure functions of it)
@@ -1164,16 +1164,10 @@ def _scan_body(work: str, sources: _Sources, link_defs: dict[str, str]) -> tuple
             continue
         first = work[candidate]
         if first == "(":
-            # only the "paren" alternative starts with "(": it matches up to the first ")" after it (what
-            # lies between holds no "(", ")" nor line break), at most 246 characters on (200 + a year of 5
-            # + 40 inside), and whether it matches depends only on the text in between (its word
-            # boundaries look at the parentheses at most)
-            close = find(")", candidate + 1, candidate + 248)
-            if close == -1:
+            inner = _paren_inner(work, candidate)
+            if inner is None:
                 continue
-            inner = work[candidate + 1 : close]
-            if "(" in inner or "\n" in inner:
-                continue
+            close = candidate + 1 + len(inner)
             paren_kind = paren_kinds.get(inner)
             if paren_kind is None:
                 # (a year's four digits are in every match: most parentheses without one are not tried)
@@ -1481,12 +1475,16 @@ def _candidates(work: str, numbered: bool) -> list[int]:
     return found
 
 
-def _may_close(work: str, i: int) -> bool:
-    """False only where :data:`_BODY` cannot match at the ``(`` at ``i``: only its ``paren`` alternative
-    starts with ``(``, and its ``)`` is the first of ``(``, ``)`` and a line break after it, at most 246
-    characters on (200 + a year of 5 + 40 inside)."""
+def _paren_inner(work: str, i: int) -> str | None:
+    """The text inside the parenthesis that opens at ``i``; ``None`` only where :data:`_BODY` cannot match
+    there: only its ``paren`` alternative starts with ``(``, and its ``)`` is the first of ``(``, ``)`` and a
+    line break after it, at most 246 characters on (200 + a year of 5 + 40 inside). Whether it matches then
+    depends only on the text in between (its word boundaries look at the parentheses at most)."""
     close = work.find(")", i + 1, i + 248)
-    return close != -1 and work.find("(", i + 1, close) == -1 and work.find("\n", i + 1, close) == -1
+    if close == -1:
+        return None
+    inner = work[i + 1 : close]
+    return None if "(" in inner or "\n" in inner else inner
 
 
 def _sup_after_word(work: str, k: int) -> bool:
