@@ -41,11 +41,20 @@ class PageServer:
                     server.agents.append(self.headers.get("User-Agent", ""))
                     server.in_flight += 1
                     server.max_in_flight = max(server.max_in_flight, server.in_flight)
+                self.counted = True
                 try:
                     self._answer(path)
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (a timeout test): nothing to answer
                 finally:
+                    self._leave()
+
+            def _leave(self) -> None:
+                """The request stops counting as in flight: just before its answer is written (the client
+                may send its next request as soon as it has the answer, before this thread runs on: counted
+                after the write, a busy machine saw 3 at once under a limit of 2), or when it ends."""
+                if self.counted:
+                    self.counted = False
                     with server.lock:
                         server.in_flight -= 1
 
@@ -57,6 +66,7 @@ class PageServer:
                 elif path == "/text":
                     self._send(200, f"Plain text: {QUOTE}.", "text/plain; charset=utf-8")
                 elif path == "/moved" or path == "/doi/10.1234/grid.2024":
+                    self._leave()
                     self.send_response(302)
                     self.send_header("Location", "/page")
                     self.send_header("Content-Length", "0")
@@ -82,6 +92,7 @@ class PageServer:
 
             def _send(self, status: int, body: str, content_type: str = "text/html; charset=utf-8") -> None:
                 data = body.encode("utf-8")
+                self._leave()
                 self.send_response(status)
                 self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(data)))
