@@ -188,7 +188,7 @@ def test_an_inline_source_is_a_parsed_source() -> None:
     plain = R.ParsedSource(sid, "", "https://a.org", "10.1/x", "T", "https://a.org", "inline")
     assert made == plain
     assert hash(made) == hash(plain)
-    assert sorted(R._InlineSource.__slots__) == sorted(R.ParsedSource.__slots__)
+    assert sorted(R._PlainSource.__slots__) == sorted(R.ParsedSource.__slots__)
     assert R._LINK_IDS[7] == "link7"
 
 

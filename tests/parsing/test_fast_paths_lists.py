@@ -178,6 +178,63 @@ def test_entry_source_equals_the_reference() -> None:
         assert fast_sources.has_author_entries == plain_sources.has_author_entries, text
 
 
+_ENTRY_ENDS = [
+    "",
+    ", accessed May 3, 2025, ",
+    ", accessed May 3, 2025",
+    ". Accessed 12/03/2024.",
+    " (accessed May 2025) ",
+    " (last viewed 2024)",
+    "; retrieved 3 June 2021 from ",
+    ", accessed: no date",
+    " Accessed at ",
+    ", accessed May 3, 2025, (IEA) ",
+    " (2019), accessed May 3, 2025. URL:",
+]
+
+
+_ENTRY_LINKS = ["", "https://x.org/a", "doi:10.1/z", "[d](doi:10.1/z)", "[t](10.1/x)", "[t](DOI:10.1/y)"]
+
+
+def test_a_source_is_made_as_the_dataclass_makes_it() -> None:
+    for fields in [
+        ("1", "1.", "https://a.org", None, "Title", "Title https://a.org", "list"),
+        ("^2", "[^2]", None, "10.1/x", None, "", "footnote"),
+        ("ref", "[ref]", "www.r.org", "10.2/y", "T", "www.r.org", "definition"),
+    ]:
+        made, plain = R._source(*fields), R.ParsedSource(*fields)
+        assert type(made) is R.ParsedSource
+        assert made == plain and hash(made) == hash(plain) and repr(made) == repr(plain)
+
+
+def test_entries_of_a_list_equal_the_reference() -> None:
+    """The entries of one list share the _Sources of the report (and so what _accessed_off kept for their
+    ends): random entries ending alike, a list at a time."""
+    rng = random.Random(22)
+    starts = _texts(_ENTRY_PIECES, 3000, seed=23, longest=8)
+    for k in range(0, len(starts), 6):
+        fast_sources, plain_sources = R._Sources(), R._Sources()
+        for i, start in enumerate(starts[k : k + 6], start=1):
+            text = start + rng.choice(_ENTRY_ENDS) + rng.choice(_ENTRY_LINKS)
+            fast = R._entry_source(R._Entry(None, "", text, "list"), fast_sources, i)
+            plain = _reference_entry_source(R._Entry(None, "", text, "list"), plain_sources, i)
+            assert fast == plain, text
+            assert type(fast) is R.ParsedSource and hash(fast) == hash(plain), text
+        assert fast_sources.by_author == plain_sources.by_author, starts[k : k + 6]
+        assert fast_sources.has_author_entries == plain_sources.has_author_entries, starts[k : k + 6]
+
+
+def test_accessed_off_with_the_ends_it_kept() -> None:
+    rng = random.Random(24)
+    cuts: dict[str, str] = {}
+    for start in _texts(_ENTRY_PIECES, 6000, seed=26, longest=6):
+        text = start + rng.choice(_ENTRY_ENDS) + rng.choice(["", " ", ", ", "x", "2025"])
+        if text.isascii():  # (it is used on ASCII texts only)
+            assert R._accessed_off(text, cuts) == R._ACCESSED.sub(" ", text), text
+            assert R._accessed_off(text) == R._ACCESSED.sub(" ", text), text
+    assert len(cuts) > 20  # ends were kept, and used again
+
+
 def _reference_region_entries(lines: list[str], origin: str = "list") -> list[R._Entry]:
     entries: list[R._Entry] = []
     for line in lines:

@@ -111,7 +111,6 @@ def _setters(cls: type, *names: str) -> tuple[Callable[[object, object], None], 
 # them (every field set; the same objects), without its object.__setattr__ per field, which costs about twice
 # as much.
 _new = object.__new__
-_source_setters = _setters(ParsedSource, "id", "marker", "url", "doi", "title", "text", "origin")
 _cit_marker, _cit_source_id, _cit_quote = _setters(ParsedCitation, "marker", "source_id", "quote")
 _claim_text, _claim_start, _claim_end, _claim_citations = _setters(
     ParsedClaim, "text", "start", "end", "citations"
@@ -119,19 +118,36 @@ _claim_text, _claim_start, _claim_end, _claim_citations = _setters(
 _sentence_text, _sentence_start, _sentence_end = _setters(ParsedSentence, "text", "start", "end")
 
 
+class _PlainSource:
+    """A :class:`ParsedSource` as :func:`_source` makes it: a plain class with the same slots, so its class
+    can be set to :class:`ParsedSource` once its fields are (the object is then one of those in every way).
+    Setting the slots of a plain class is several times faster than the descriptor calls a frozen dataclass
+    needs."""
+
+    __slots__ = ("doi", "id", "marker", "origin", "text", "title", "url")  # (the order does not matter)
+
+    doi: str | None
+    id: str
+    marker: str
+    origin: str
+    text: str
+    title: str | None
+    url: str | None
+
+
 def _source(
     id: str, marker: str, url: str | None, doi: str | None, title: str | None, text: str, origin: str
 ) -> ParsedSource:
-    source: ParsedSource = _new(ParsedSource)
-    set_id, set_marker, set_url, set_doi, set_title, set_text, set_origin = _source_setters
-    set_id(source, id)
-    set_marker(source, marker)
-    set_url(source, url)
-    set_doi(source, doi)
-    set_title(source, title)
-    set_text(source, text)
-    set_origin(source, origin)
-    return source
+    source: _PlainSource = _new(_PlainSource)
+    source.id = id
+    source.marker = marker
+    source.url = url
+    source.doi = doi
+    source.title = title
+    source.text = text
+    source.origin = origin
+    source.__class__ = ParsedSource  # type: ignore[assignment]
+    return cast(ParsedSource, source)
 
 
 def _citation(marker: str, source_id: str | None, quote: str | None) -> ParsedCitation:
@@ -385,7 +401,7 @@ _URL_LABEL = re.compile(
     r"[ \t]*:?[ \t]*$",
     re.IGNORECASE,
 )
-#: How every match of :data:`_URL_LABEL` ends (before its blanks and colon).
+#: How every match of :data:`_URL_LABEL` ends (before its blanks and colon): 6 letters at most.
 _URL_LABEL_ENDS = ("at", "from", "online", "url", "link", "web", "source", "doi")
 #: The last character of a text :func:`_may_end_with_url_label` can say yes to (what ends one of those
 #: words, in either case, or what it takes off the end first).
@@ -606,6 +622,9 @@ class _Sources:
     listed_urls: list[tuple[str, str]] = field(default_factory=list)
     has_author_entries: bool = False
     links: int = 0
+    #: :func:`_accessed_off` by the end of an entry from its accessed date on (the entries of a list mostly
+    #: share it: ``, accessed May 3, 2025,``)
+    accessed_cuts: dict[str, str] = field(default_factory=dict)
 
     def add(self, source: ParsedSource) -> str:
         if source.id in self.by_id:
@@ -663,9 +682,7 @@ class _Sources:
         self.links = links
         # what add() does for a new inline source (its id is new; inline URLs are not normalised; neither its
         # DOI nor its URL is known, see above)
-        made = _InlineSource(sid, url, doi, title)
-        made.__class__ = ParsedSource  # type: ignore[assignment]
-        by_id[sid] = cast(ParsedSource, made)
+        by_id[sid] = _source(sid, "", url, doi, title, url or doi or "", "inline")
         if doi:
             by_doi[doi] = sid
         if url:
@@ -676,24 +693,6 @@ class _Sources:
 #: ``link<n>`` for the first few hundred n (the id of a report's n-th inline source), made once: formatting
 #: the number and hashing the new string were a fifth of making an inline source.
 _LINK_IDS = tuple(f"link{n}" for n in range(512))
-
-
-class _InlineSource:
-    """A :class:`ParsedSource` of an inline link as it is made: a plain class with the same slots in the same
-    order, so its class can be set to :class:`ParsedSource` once its fields are (the object is then one of
-    those in every way). Setting the slots of a plain class is several times faster than the descriptor calls
-    a frozen dataclass needs (see :func:`_source`)."""
-
-    __slots__ = ("doi", "id", "marker", "origin", "text", "title", "url")  # (the order does not matter)
-
-    def __init__(self, sid: str, url: str | None, doi: str | None, title: str | None) -> None:
-        self.id = sid
-        self.marker = ""
-        self.url = url
-        self.doi = doi
-        self.title = title
-        self.text = url or doi or ""
-        self.origin = "inline"
 
 
 def _entry_source(entry: _Entry, sources: _Sources, ordinal: int) -> ParsedSource:
@@ -725,7 +724,8 @@ def _entry_source(entry: _Entry, sources: _Sources, ordinal: int) -> ParsedSourc
             url = _trim_url(bare.group())
             rest = body[: bare.start()] + " " + body[bare.end() :]
     doi = find_doi(body) if ("10." in body) else None
-    if url and url[:4].lower().startswith(("doi:", "10.")):
+    # (a bare URL starts with "http" or "www.": only a link's can start so)
+    if link is not None and url and url[:4].lower().startswith(("doi:", "10.")):
         url = None
     if title is None and ('"' in rest or "“" in rest):  # _QUOTED_TITLE opens with one of them
         quoted = _QUOTED_TITLE.search(rest)
@@ -734,7 +734,10 @@ def _entry_source(entry: _Entry, sources: _Sources, ordinal: int) -> ParsedSourc
     if title is None:
         cleaned = rest
         # (_accessed_off finds the words itself: the text as is when it has none)
-        cleaned = _ACCESSED.sub(" ", cleaned) if not rest.isascii() else _accessed_off(cleaned)
+        if rest.isascii():
+            cleaned = _accessed_off(cleaned, sources.accessed_cuts)
+        else:
+            cleaned = _ACCESSED.sub(" ", cleaned)
         if "10." in cleaned:
             cleaned = _DOI_TEXT.sub(" ", cleaned)
         if has_url:  # rest is body less its link, if any (so when body has none, rest has none)
@@ -747,7 +750,14 @@ def _entry_source(entry: _Entry, sources: _Sources, ordinal: int) -> ParsedSourc
         # only (the same first match); in an ASCII text, only where the last character can end it
         cut = max(0, len(cleaned) - 32)
         end = cleaned[cut:]
-        if not end.isascii() or (end[-1:] in _URL_LABEL_LAST and _may_end_with_url_label(end)):
+        last = end[-1:]
+        if not end.isascii():
+            may_end_with_label = True
+        elif last == ":":
+            may_end_with_label = _may_end_with_url_label(end)
+        else:  # _may_end_with_url_label, for a text with no blank at its end (split above): one of its words
+            may_end_with_label = last in _URL_LABEL_LAST and end[-6:].lower().endswith(_URL_LABEL_ENDS)
+        if may_end_with_label:
             end = _URL_LABEL.sub("", end)
         cleaned = (cleaned[:cut] + end).strip(" -–—|,;:.")
         title = cleaned[:300] or None
@@ -780,11 +790,13 @@ def _entry_source(entry: _Entry, sources: _Sources, ordinal: int) -> ParsedSourc
         names.update(a.lower() for a in _ACRONYM.findall(body[:before]))
     kept = [n for n in names if n not in _NOT_AUTHORS]
     if kept:
-        digits, letter = year.group(1, 2)
+        # the year as written (its digits and any letter: the whole match), and its digits
+        written, digits = year.group(0, 1)
         by_author = sources.by_author
         for name in kept:
-            by_author.setdefault((name, digits + (letter or "")), sid)
-            by_author.setdefault((name, digits), sid)
+            by_author.setdefault((name, written), sid)
+            if len(written) > 4:  # (without a letter the two keys are one: every year has 4 digits)
+                by_author.setdefault((name, digits), sid)
         sources.has_author_entries = True
     return source
 
@@ -841,26 +853,38 @@ def _may_end_with_url_label(text: str) -> bool:
     return text.lower().endswith(_URL_LABEL_ENDS)
 
 
-def _accessed_off(text: str) -> str:
+def _accessed_off(text: str, cuts: dict[str, str] | None = None) -> str:
     """``_ACCESSED.sub(" ", text)`` for an ASCII ``text``: where one of its words is written only once (the
     common case: one match at most), the match is looked for from the characters that can open it before the
     word (a run of ``,;.([`` blanks and ``last``) and, found, replaced (the pattern looks at nothing before
-    where it starts: a search from there finds what a substitution on the text from there finds)."""
+    where it starts: a search from there finds what a substitution on the text from there finds, and what a
+    search of the text from there alone finds). ``cuts``: what this gave for such ends of texts (the
+    entries of a list mostly end alike), kept there."""
     lowered = text.lower()
-    if "ed" not in lowered:  # every word ends so
+    count = lowered.count("ed")
+    if not count:  # every word ends so
         return text
-    at = -1
-    for word in _ACCESSED_WORDS:
-        i = lowered.find(word)
-        if i != -1:
-            if at != -1 or lowered.find(word, i + 1) != -1:  # written more than once
-                return _ACCESSED.sub(" ", text)
-            at = i
-    if at == -1:  # no word: no match
-        return text
+    # each written word ends with its own "ed" (no word ends another): with one "ed", "accessed" (the common
+    # word) found is the only word, written once
+    at = lowered.find("accessed") if count == 1 else -1
+    if at == -1:
+        for word in _ACCESSED_WORDS:
+            i = lowered.find(word)
+            if i != -1:
+                if at != -1 or lowered.find(word, i + 1) != -1:  # written more than once
+                    return _ACCESSED.sub(" ", text)
+                at = i
+        if at == -1:  # no word: no match
+            return text
     at = len(text[:at].rstrip(_ACCESSED_OPENING))  # back over what can open the match
-    m = _ACCESSED.search(text, at)
-    return text if m is None else text[: m.start()] + " " + text[m.end() :]
+    end = text[at:]
+    cut = cuts.get(end) if cuts is not None else None
+    if cut is None:
+        m = _ACCESSED.search(end)
+        cut = end if m is None else end[: m.start()] + " " + end[m.end() :]
+        if cuts is not None:
+            cuts[end] = cut
+    return text[:at] + cut
 
 
 def _only_url_label(text: str) -> bool:
