@@ -29,7 +29,7 @@ def root() -> Path:
     A root given explicitly that is not a folder is an error (exit 3), never silently an empty project."""
     import os
 
-    from graderctl.store.project import find_root
+    from graderctl.store.layout import find_root
 
     given = ROOT or os.environ.get("GRADERCTL_ROOT") or None
     path = Path(given).resolve() if given else find_root()
@@ -53,7 +53,7 @@ def root() -> Path:
 def project_root() -> Path:
     """:func:`root`, which must be a project (a folder with ``graders/`` or ``calibration_sets/``): for the
     CI gates (``validate``, ``calibrate --all [--check]``), which would otherwise pass on nothing."""
-    from graderctl.store.project import GRADERS_DIR, SETS_DIR
+    from graderctl.store.layout import GRADERS_DIR, SETS_DIR
 
     path = root()
     if not ((path / GRADERS_DIR).is_dir() or (path / SETS_DIR).is_dir()):

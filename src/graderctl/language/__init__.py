@@ -19,12 +19,45 @@ library plus PyStemmer; the only I/O is reading the packaged vocabularies (``dat
 
 from __future__ import annotations
 
-from graderctl.language.dates import MONTHS, DateMention, extract_dates
-from graderctl.language.numbers import NumberMention, extract_numbers, number_key, number_keys, numbers_close
-from graderctl.language.sentences import sentence_spans, split_sentences
-from graderctl.language.stemming import stem
-from graderctl.language.tokens import NEGATIONS, STOPWORDS, content_words, tokenize
-from graderctl.language.typography import collapse_whitespace, fold_typography, normalize, split_ellipsis
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from graderctl.language.dates import MONTHS, DateMention, extract_dates
+    from graderctl.language.numbers import (
+        NumberMention,
+        extract_numbers,
+        number_key,
+        number_keys,
+        numbers_close,
+    )
+    from graderctl.language.sentences import sentence_spans, split_sentences
+    from graderctl.language.stemming import stem
+    from graderctl.language.tokens import NEGATIONS, STOPWORDS, content_words, tokenize
+    from graderctl.language.typography import collapse_whitespace, fold_typography, normalize, split_ellipsis
+
+#: Each name above -> its module, imported on first use (PEP 562): the report parser needs only the sentence
+#: splitter, not the stemmer or the number and date readers.
+_HOMES = {
+    **dict.fromkeys(("MONTHS", "DateMention", "extract_dates"), "dates"),
+    **dict.fromkeys(
+        ("NumberMention", "extract_numbers", "number_key", "number_keys", "numbers_close"), "numbers"
+    ),
+    **dict.fromkeys(("sentence_spans", "split_sentences"), "sentences"),
+    "stem": "stemming",
+    **dict.fromkeys(("NEGATIONS", "STOPWORDS", "content_words", "tokenize"), "tokens"),
+    **dict.fromkeys(("collapse_whitespace", "fold_typography", "normalize", "split_ellipsis"), "typography"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "MONTHS",

@@ -796,7 +796,8 @@ def api_calibrate(
     not raised, it shows in the report (``trusted`` false, a failed ``error_rate`` policy check).
     """
     from graderctl.services.trust import sets_of_check
-    from graderctl.store.project import find_grader, find_root, find_set
+    from graderctl.store.layout import find_root
+    from graderctl.store.project import find_grader, find_set
 
     base = Path(root).resolve() if root is not None else find_root()
     loaded = find_grader(str(grader), base)

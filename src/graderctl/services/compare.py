@@ -1247,9 +1247,9 @@ def load_replay(replay: ReplayInput, old: LoadedGrader, *, root: Path) -> Loaded
     """Read the results to replay, their trials and corpus; every input problem is raised here, so that
     ``compare`` refuses a bad ``--replay`` before it grades any set."""
     from graderctl.errors import UsageError
-    from graderctl.services.score import read_corpus, read_trials
-    from graderctl.store.project import corpus_beside
+    from graderctl.store.layout import corpus_beside
     from graderctl.store.readers import display_path
+    from graderctl.store.trials import read_corpus, read_trials
 
     frozen, outcome, files, notes = read_frozen_results(replay, old, root=root)
     trials_path = replay.trials

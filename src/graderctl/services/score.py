@@ -106,7 +106,7 @@ from graderctl.store.project import (
     grader_files,
     load_grader,
 )
-from graderctl.store.readers import display_path
+from graderctl.store.readers import display_path, recorded_path
 from graderctl.store.results import (
     ResultsWriter,
     ReviewWriter,
@@ -175,16 +175,6 @@ class ScoreOptions:
 
 #: What ``score`` returns and ``score --format json`` prints (:class:`graderctl.models.results.ScoreSummary`).
 ScoreOutcome = ScoreSummary
-
-
-def recorded_path(path: Path, root: Path) -> str:
-    """How a file is named in results: relative to the project root when inside it, else absolute, so that
-    ``--rescore`` finds it again from anywhere in the project."""
-    resolved = path.resolve()
-    try:
-        return resolved.relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return str(resolved)
 
 
 def _resolve_recorded(text: str, root: Path) -> Path:

@@ -26,7 +26,7 @@ import gc
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Literal, NamedTuple, TypeVar
 
 import msgspec
 from pydantic import BaseModel
@@ -43,7 +43,9 @@ from graderctl.models.calset import (
 from graderctl.models.trials import Trial
 from graderctl.normalize import normalize_doi, normalize_url
 from graderctl.parsing import PARSER, ParserIdentity, parse_report
-from graderctl.plugin import Corpus
+
+if TYPE_CHECKING:
+    from graderctl.plugin import Corpus
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -655,9 +657,9 @@ def list_units(
     """Read a trials file (and the corpus: ``corpus_path``, else ``corpus.jsonl`` beside the trials) and
     return the units document with notes (with ``row_sink``: its ``trials`` empty, each handed to the sink
     instead, see :func:`units_document`). Raises :class:`~graderctl.errors.InvalidInputError`."""
-    from graderctl.services.score import read_trials, recorded_path
     from graderctl.store.inspect_logs import looks_like_inspect_log
-    from graderctl.store.readers import display_path, paused_gc
+    from graderctl.store.readers import display_path, paused_gc, recorded_path
+    from graderctl.store.trials import read_trials
 
     notes: list[str] = []
     pages: list[CorpusDocument] = []
@@ -704,9 +706,9 @@ def corpus_with_pages(
     """The corpus of a run over ``trials_path`` (``score`` and ``units``) and the file it was read from:
     ``corpus_path``, else a ``corpus.jsonl`` beside the trials, plus the ``pages`` the agents read through
     tools (an Inspect log) that it does not already hold. Says in ``notes`` where the documents come from."""
-    from graderctl.services.score import read_corpus
-    from graderctl.store.project import corpus_beside
+    from graderctl.store.layout import corpus_beside
     from graderctl.store.readers import display_path
+    from graderctl.store.trials import read_corpus
 
     if corpus_path is None:
         beside = corpus_beside(trials_path)
@@ -715,6 +717,8 @@ def corpus_with_pages(
             notes.append(f"using the corpus beside the trials: {display_path(beside, root)}")
     corpus = read_corpus(corpus_path, root) if corpus_path is not None else None
     if pages:
+        from graderctl.plugin import Corpus
+
         ids = {d.id for d in corpus.documents} if corpus is not None else set()
         corpus = Corpus(
             [*(corpus.documents if corpus is not None else []), *(d for d in pages if d.id not in ids)]

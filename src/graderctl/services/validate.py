@@ -38,11 +38,10 @@ from graderctl.store.discovery import (
 from graderctl.store.discovery import (
     sniff as sniff,
 )
+from graderctl.store.layout import GRADERS_DIR, LOCK_NAME
 from graderctl.store.lock import check_graders, read_lock_at
 from graderctl.store.problems import ProblemSink, note_duplicate_trial
 from graderctl.store.project import (
-    GRADERS_DIR,
-    LOCK_NAME,
     LoadedGrader,
     check_manifest_file,
     check_samples_file,

@@ -18,17 +18,9 @@ from pydantic import BaseModel, ConfigDict
 
 from graderctl.errors import InvalidInputError
 from graderctl.models.base import Check
+from graderctl.store.layout import CORPUS_NAME, GRADERS_DIR, LOCK_NAME, MANIFEST_NAME, SAMPLES_NAME, SETS_DIR
 from graderctl.store.problems import ProblemSink
-from graderctl.store.project import (
-    _VERSION_FILE,
-    CORPUS_NAME,
-    GRADERS_DIR,
-    LOCK_NAME,
-    MANIFEST_NAME,
-    SAMPLES_NAME,
-    SETS_DIR,
-    guess_check,
-)
+from graderctl.store.project import _VERSION_FILE, guess_check
 from graderctl.store.readers import BOM, iter_jsonl_models, read_toml
 
 FileType = Literal["grader", "set", "corpus", "trials", "results", "samples", "manifest", "review"]

@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from graderctl.errors import InvalidInputError, Problem
 from graderctl.models.tuning import LedgerEntry
-from graderctl.store.project import REPORTS_DIR
+from graderctl.store.layout import REPORTS_DIR
 from graderctl.store.readers import display_path
 
 LEDGER_NAME = "ledger.jsonl"

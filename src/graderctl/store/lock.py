@@ -31,7 +31,8 @@ from typing import TYPE_CHECKING
 from graderctl.errors import InvalidInputError, Problem
 from graderctl.store.atomic import atomic_write_text
 from graderctl.store.fingerprint import grader_fingerprint
-from graderctl.store.project import _VERSION_FILE, GRADERS_DIR, LOCK_NAME
+from graderctl.store.layout import GRADERS_DIR, LOCK_NAME
+from graderctl.store.project import _VERSION_FILE
 from graderctl.store.readers import display_path, read_toml, toml_line_of
 
 if TYPE_CHECKING:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from graderctl.models.probe import AnyProbeReport
-from graderctl.store.project import REPORTS_DIR
+from graderctl.store.layout import REPORTS_DIR
 from graderctl.store.reports import unchanged_document, write_unless_unchanged
 
 

@@ -31,6 +31,7 @@ from graderctl.models.grader import GraderSpec, JudgeSpec
 from graderctl.plugin import Corpus, GraderKind, GradingContext, Member, broken_kinds, get_kind, kinds
 from graderctl.store import sample_fast
 from graderctl.store.fingerprint import SetFingerprinter, grader_fingerprint
+from graderctl.store.layout import CORPUS_NAME, GRADERS_DIR, MANIFEST_NAME, SAMPLES_NAME, SETS_DIR, find_root
 from graderctl.store.problems import ProblemSink, problems_from_validation
 from graderctl.store.readers import (
     _CHECK_DUPLICATE_KEYS,
@@ -47,27 +48,7 @@ from graderctl.store.readers import (
     without_pointers,
 )
 
-GRADERS_DIR = "graders"
-SETS_DIR = "calibration_sets"
-REPORTS_DIR = "reports"
-LOCK_NAME = "graders.lock"
-MANIFEST_NAME = "manifest.toml"
-SAMPLES_NAME = "samples.jsonl"
-CORPUS_NAME = "corpus.jsonl"
 _VERSION_FILE = re.compile(r"^v(\d+)\.toml$")
-
-
-def find_root(start: Path | None = None) -> Path:
-    """The project root: ``$GRADERCTL_ROOT``, else the nearest folder upward holding ``graders/`` or
-    ``calibration_sets/``, else the working directory."""
-    env = os.environ.get("GRADERCTL_ROOT")
-    if env:
-        return Path(env).resolve()
-    here = (start or Path.cwd()).resolve()
-    for folder in (here, *here.parents):
-        if (folder / GRADERS_DIR).is_dir() or (folder / SETS_DIR).is_dir():
-            return folder
-    return here
 
 
 # --- graders ------------------------------------------------------------------------------------------
@@ -1179,13 +1160,6 @@ def check_set(path: Path, *, root: Path | None = None, sink: ProblemSink) -> Set
         n_bad=read.n_bad,
         n_documents=len(read.documents),
     )
-
-
-def corpus_beside(trials_path: Path) -> Path | None:
-    """The ``corpus.jsonl`` in the folder of a trials file, if there is one (score and units use it when no
-    corpus is given)."""
-    beside = trials_path.parent / "corpus.jsonl"
-    return beside if beside.is_file() else None
 
 
 def manifest_check(folder: Path, root: Path) -> str | None:

@@ -46,6 +46,16 @@ def display_path(path: Path, root: Path | None = None) -> str:
         return str(path)
 
 
+def recorded_path(path: Path, root: Path) -> str:
+    """How a file is named in results: relative to the project root when inside it, else absolute, so that
+    ``--rescore`` finds it again from anywhere in the project."""
+    resolved = path.resolve()
+    try:
+        return resolved.relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return str(resolved)
+
+
 @contextlib.contextmanager
 def paused_gc() -> Iterator[None]:
     """Pause the cyclic garbage collector while many acyclic objects (models) are created.

@@ -20,8 +20,8 @@ from graderctl.errors import InvalidInputError, Problem
 from graderctl.models.comparison import ComparisonReport
 from graderctl.models.reports import CalibrationBatch, CalibrationReport, EnvironmentInfo
 from graderctl.store.atomic import atomic_write_many
+from graderctl.store.layout import REPORTS_DIR
 from graderctl.store.problems import problems_from_validation
-from graderctl.store.project import REPORTS_DIR
 from graderctl.store.readers import display_path, read_bytes
 
 _REPORT_FILE = re.compile(r"^(?P<name>[a-z0-9][a-z0-9._-]*)@(?P<version>\d+)\.json$")

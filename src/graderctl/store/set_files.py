@@ -10,7 +10,7 @@ from pathlib import Path
 
 from graderctl.errors import InvalidInputError, Problem
 from graderctl.store.atomic import atomic_write_many
-from graderctl.store.project import CORPUS_NAME, MANIFEST_NAME, SAMPLES_NAME
+from graderctl.store.layout import CORPUS_NAME, MANIFEST_NAME, SAMPLES_NAME
 from graderctl.store.readers import display_path
 
 _VERSION_LINE = re.compile(r"^(version\s*=\s*)(\d+)(\s*(?:#.*)?)$", re.M)

@@ -10,16 +10,11 @@ import stat
 import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import BinaryIO, NamedTuple
+from typing import TYPE_CHECKING, BinaryIO, NamedTuple
 
-from graderctl.models.base import ModelIdentity
-from graderctl.models.calset import CorpusDocument
-from graderctl.models.results import GradedResult
 from graderctl.models.trials import Trial
-from graderctl.plugin import Corpus
 from graderctl.store.atomic import atomic_write_many
 from graderctl.store.problems import ProblemSink, note_duplicate_trial
-from graderctl.store.project import load_corpus
 from graderctl.store.readers import (
     display_path,
     duplicate_keys_checked,
@@ -28,6 +23,12 @@ from graderctl.store.readers import (
     paused_gc,
     read_jsonl_models,
 )
+
+if TYPE_CHECKING:
+    from graderctl.models.base import ModelIdentity
+    from graderctl.models.calset import CorpusDocument
+    from graderctl.models.results import GradedResult
+    from graderctl.plugin import Corpus
 
 
 def read_trials(path: Path, root: Path) -> list[Trial]:
@@ -107,6 +108,10 @@ def read_chunk(fd: int, refs: Sequence[TrialRef]) -> list[bytes]:
 
 
 def read_corpus(path: Path, root: Path) -> Corpus:
+    # imported here: only a run with a corpus needs the plugin API and the project reader
+    from graderctl.plugin import Corpus
+    from graderctl.store.project import load_corpus
+
     shown = display_path(path, root)
     sink = ProblemSink()
     docs = load_corpus(path, shown=shown, sink=sink)
