@@ -192,6 +192,26 @@ def test_an_inline_source_is_a_parsed_source() -> None:
     assert R._LINK_IDS[7] == "link7"
 
 
+def test_claims_and_sentences_made_as_plain_objects_are_parsed_ones() -> None:
+    cites = (R.ParsedCitation("[1]", "1"),)
+    claim = R._claim("Sales rose.", 0, 11, cites)
+    assert type(claim) is R.ParsedClaim
+    assert claim == R.ParsedClaim("Sales rose.", 0, 11, cites)
+    assert hash(claim) == hash(R.ParsedClaim("Sales rose.", 0, 11, cites))
+    sentence = R._sentence("Sales rose.", 0, 11)
+    assert type(sentence) is R.ParsedSentence
+    assert sentence == R.ParsedSentence("Sales rose.", 0, 11)
+    assert sorted(R._NewClaim.__slots__) == sorted(R.ParsedClaim.__slots__)
+    assert sorted(R._NewSentence.__slots__) == sorted(R.ParsedSentence.__slots__)
+    # what parse_report makes inline in its loop is the same
+    parsed = R.parse_report(
+        "Sales rose by ten percent in 2023 [1]. Prices fell by half in the last year.\n\n"
+        "Sources:\n1. https://a.org/x\n"
+    )
+    assert all(type(c) is R.ParsedClaim for c in parsed.claims) and parsed.claims
+    assert all(type(s) is R.ParsedSentence for s in parsed.uncited) and parsed.uncited
+
+
 def test_html_equals_the_plain_substitutions() -> None:
     pieces = [
         "<p>",
