@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from tests.support.sentence_reference import reference_spans
 
 from graderctl.language import sentences as T
@@ -203,3 +204,45 @@ def test_candidates_of_a_text_with_other_marks_are_those_of_one_scan() -> None:
         if "!" in text or "?" in text:
             got = [(m.span(), m.lastindex, m.span(1)) for m in T._candidates(text)]
             assert got == [(m.span(), m.lastindex, m.span(1)) for m in T._MARK.finditer(text)], text
+
+
+def test_line_breaks_in_the_blanks_after_a_sure_end_are_passed_in_one_step(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A sentence end the pattern decides takes the blanks after it, line breaks among them (a paragraph
+    break), in one match: the splitter then looks for the next line break past them instead of ending an
+    empty sentence at each. The spans are the reference's, whatever the blanks and what follows them."""
+    import random
+
+    rng = random.Random(23)
+    ends = [
+        "growth.",
+        "year.)",
+        'costs."',
+        "it.”",
+        "U.S.",
+        "e.g.",
+        "x.",
+        "Word!",
+        "Why?",
+        "rose 3.5",
+        "no end",
+    ]
+    blanks = [" ", "\n", "\n\n", " \n", "\t\n ", "\r\n", "\u00a0\n", "\u2003", "\n\u2003", "\x0b", "\x0c\n"]
+    starts = ["Next", "next", "3 more", "(Then", "- item", '"Quote', "", "Ünter", "é"]
+    for _ in range(8_000):
+        text = "".join(
+            rng.choice(ends)
+            + "".join(rng.choice(blanks) for _ in range(rng.randint(0, 3)))
+            + rng.choice(starts)
+            for _ in range(rng.randint(1, 5))
+        )
+        assert T.sentence_spans(text) == reference_spans(text), text
+    calls: list[int] = []
+    real = T._line_break
+    monkeypatch.setattr(
+        T, "_line_break", lambda text, start, q, spans: calls.append(q) or real(text, start, q, spans)
+    )
+    text = "Sales rose in the year.    \n\nPrices fell in the year.\n\n\n  Costs rose.\nThen"
+    assert T.sentence_spans(text) == reference_spans(text) == [(0, 23), (29, 53), (58, 69), (70, 74)]
+    assert calls == []

@@ -88,7 +88,7 @@ def _mark_pattern(first: str, sure: str) -> re.Pattern[str]:
     # does not)
     return re.compile(
         rf"{first}(?=[.!?'\"”’)\]\s])"
-        rf"(?:(?:{sure})[.!?]*{_CLOSERS}(?=\s)([ \t\r\u00a0]*+)(?={_PLAIN_NEXT})"
+        rf"(?:(?:{sure})[.!?]*{_CLOSERS}(?=\s)([ \t\r\u00a0]*+(?={_PLAIN_NEXT})\s*)"
         rf"|[.!?]*{_CLOSERS}(?=\s)(?![ \t\r\u00a0]*+{_REFUSED_NEXT}))"
     )
 
@@ -124,19 +124,18 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     for m in _candidates(text) if "!" in text or "?" in text else _FULL_STOP.finditer(text):
         b, after = m.span(1)  # (-1, -1) when the pattern leaves the run to the full tests
         if b >= 0:  # surely an end: the run ends at b, the next sentence begins after the blanks
-            if b < q:
-                append((start, b))
-                start = after
-                continue
-            mark = -1
-        else:
-            mark, b = m.span()
-        while q < b:  # the line breaks before this run end their sentences first
-            start, q = _line_break(text, start, q, spans)
-        if mark < 0:
+            while q < b:  # the line breaks before this run end their sentences first
+                start, q = _line_break(text, start, q, spans)
             append((start, b))
             start = after
+            if q < after:  # line breaks among the blanks: what _line_break would find, the next sentence
+                q = text.find("\n", after)  # beginning past them all (no span between)
+                if q < 0:
+                    q = n + 1
             continue
+        mark, b = m.span()
+        while q < b:  # the line breaks before this run end their sentences first
+            start, q = _line_break(text, start, q, spans)
         # the full tests: what follows the blanks after the run, then the word before a full stop
         nxt = text[b] if b < n else "\n"
         if nxt in _GAP:
