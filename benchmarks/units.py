@@ -19,7 +19,8 @@ core, which put this process's reading in the child's wall time). The package is
 installed package is (``pip install`` compiles it; with ``PYTHONDONTWRITEBYTECODE`` set, each run would
 otherwise compile some 60 modules again, ~0.08 s); start-up is measured apart (the command on a one-report
 file). The command runs ``--cli-runs`` times (default 3; the machine's other work moves a single figure a
-lot, the system time most): the run of median CPU time is shown, and every run's CPU time.
+lot, the system time most): the run of median CPU time is shown, and every run's CPU time, then the command's
+peak memory (its largest resident set, ``ru_maxrss``).
 
 Target (issue 13): at least 2,000 reports/s on one core.
 
@@ -293,6 +294,14 @@ def main() -> None:
             f"{system:.2f} s), {cpu_rate:,.0f} reports/s of CPU time (start-up included); "
             f"{out_size / 1e6:.0f} MB of JSON written to a file; CPU of every run: "
             + ", ".join(f"{u + s:.2f} s" for _, u, s in runs)
+        )
+        # the largest resident set of any child so far: the command's runs (the start-up runs are smaller)
+        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / (
+            1 << 20 if sys.platform == "darwin" else 1 << 10
+        )
+        print(
+            f"cli peak memory (max RSS) of the command: {peak:,.0f} MiB (getrusage(RUSAGE_CHILDREN), "
+            "ru_maxrss)"
         )
         for what, value in (
             ("parse only, by CPU time", parse_rate),

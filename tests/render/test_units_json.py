@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import msgspec
+import pytest
 
 from graderctl.models import units_data as data
 from graderctl.render.units import UnitsJsonWriter, units_json_chunks
@@ -82,6 +83,34 @@ def test_same_bytes_trial_by_trial() -> None:
         out = b"".join(chunks)
         assert out == b"".join(units_json_chunks(doc))
         assert json.loads(out) == json.loads(json.dumps(msgspec.to_builtins(doc)))
+
+
+@pytest.mark.parametrize("batch", [1, 3000, 20_000, 1 << 18])
+def test_same_bytes_written_in_batches(monkeypatch: pytest.MonkeyPatch, batch: int) -> None:
+    """With ``write`` (a file on stdout): the trials gathered and handed on in batches of ``batch`` bytes (one
+    trial each, several, all at the end), one that msgspec cannot encode among them (first, in a batch, last
+    of a batch), give the bytes of the document kept whole; nothing is kept."""
+    monkeypatch.setattr(UnitsJsonWriter, "BATCH", batch)
+    rows = [_trial(i, ODD * (1 + i % 7)) for i in range(60)]
+    for bad in (0, 1, 5, 59):
+        odd = list(rows)
+        odd[bad] = _trial(bad, "a\ud800b" * (1 + bad % 3))
+        doc = _document(odd, 0.25)
+        pieces: list[bytes] = []
+        writer = UnitsJsonWriter(lambda piece, into=pieces: into.append(bytes(piece)))
+        for row in odd:
+            writer(row)
+        writer.flush()
+        writer.flush()  # nothing more
+        assert not writer._done
+        if batch == 1:
+            assert len(pieces) == len(odd)
+        head = writer.head(msgspec.structs.replace(doc, trials=[]))
+        assert head + b"".join(pieces) + writer.TAIL == b"".join(units_json_chunks(doc)), bad
+    pieces = []
+    writer = UnitsJsonWriter(pieces.append)
+    writer.flush()  # no trial at all
+    assert pieces == []
 
 
 def test_unit_inputs_print_as_the_pydantic_inputs_dump() -> None:
