@@ -29,6 +29,13 @@ RAW_TEXT = (
     "2. Battery prices. doi:10.1000/batt.2024.7\n"
 )
 
+#: RAW_TEXT with repeated markers, claims citing twice, missing sources and a second uncited sentence
+CITING_TWICE_TEXT = RAW_TEXT.replace(
+    "Heat pump sales in Europe grew strongly during the 2010s across many markets.",
+    "Heat pump sales grew 5% in 2019 [1][1]. Prices fell 3% in 2020 [1]. Sales rose 7% in 2021 [2][7]. "
+    "Sales rose 9% in 2022 [9]. Heat pump sales in Europe grew strongly in the 2010s.",
+)
+
 
 @pytest.fixture(autouse=True)
 def _kind() -> None:
@@ -229,13 +236,8 @@ def test_single_citation_claims_of_parsed_reports_give_what_the_general_loop_giv
     from graderctl.plugin import Corpus
     from graderctl.services.units import report_units
 
-    text = RAW_TEXT.replace(
-        "Heat pump sales in Europe grew strongly during the 2010s across many markets.",
-        "Heat pump sales grew 5% in 2019 [1][1]. Prices fell 3% in 2020 [1]. Sales rose 7% in 2021 [2][7]. "
-        "Sales rose 9% in 2022 [9].",
-    )
     corpus = Corpus([CorpusDocument(id="doc-batt", doi="10.1000/batt.2024.7", text="x")])
-    view = report_view(Trial.model_validate(raw_trial("r1", text)))
+    view = report_view(Trial.model_validate(raw_trial("r1", CITING_TWICE_TEXT)))
     assert view.origin == "text" and any(len(c.citations) == 1 for c in view.claims)
     assert any(len(c.citations) > 1 for c in view.claims)
     general = msgspec.structs.replace(view, origin="structured")
@@ -268,9 +270,49 @@ def test_what_a_citation_gives_without_a_corpus_is_what_the_general_path_gives()
     for trial in (row, structured):
         view = report_view(Trial.model_validate(trial))
         shown = report_units(view, None).sources
-        for claim in view.claims:
+        # the view's citations, and a text report's own (the parser's, which the units are built from)
+        claims = [*view.claims, *(view.parsed.claims if view.parsed is not None else ())]
+        for claim in claims:
             for index, cit in enumerate(claim.citations, start=1):
                 args = (cit, index, view.sources, shown)
                 assert _given(*args, None, " (none)") == _given(*args, Corpus([]), " (none)")
                 seen += 1
-    assert seen >= 8
+    assert seen >= 11
+
+
+def test_units_read_from_the_parsers_own_objects_are_those_of_view_claims_and_sources() -> None:
+    """A text report's view holds the parser's claims, citations and sources, and report_units reads them as
+    they are (ids c1, c2, ... and spans made as it goes): the same units, claims and counts as from the view's
+    ViewClaims, ViewCitations and ViewSources made of them (no captured text), with and without a corpus,
+    with quotes, repeated markers, missing sources and claims citing twice."""
+    from graderctl.models.calset import CorpusDocument
+    from graderctl.parsing import ParsedSource
+    from graderctl.plugin import Corpus
+    from graderctl.services.units import ViewSource, report_units
+
+    corpus = Corpus([CorpusDocument(id="doc-batt", doi="10.1000/batt.2024.7", text="x")])
+    view = report_view(Trial.model_validate(raw_trial("r1", CITING_TWICE_TEXT)))
+    assert view.own_claims is None and view.parsed is not None
+    assert all(type(s) is ParsedSource for s in view.sources.values())
+    made = msgspec.structs.replace(
+        view,
+        own_claims=view.claims,
+        sources={
+            k: ViewSource(s.id, s.url, s.doi, s.title, None, s.marker, s.origin)
+            for k, s in view.sources.items()
+        },
+    )
+    assert [(c.id, c.span) for c in made.claims][:2] == [
+        ("c1", (view.parsed.claims[0].start, view.parsed.claims[0].end)),
+        ("c2", (view.parsed.claims[1].start, view.parsed.claims[1].end)),
+    ]
+    assert (view.cited_claims, view.uncited_claims, view.uncited) == (
+        made.cited_claims,
+        made.uncited_claims,
+        made.uncited,
+    )
+    assert view.uncited_claims == 1 and len(view.missing) == 3
+    for c in (None, corpus):
+        units = report_units(view, c)
+        assert msgspec.to_builtins(units) == msgspec.to_builtins(report_units(made, c))
+        assert units.cited == view.cited_claims == len(units.claims)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import functools
 import gc
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, NamedTuple, TypeVar
@@ -42,7 +42,15 @@ from graderctl.models.calset import (
 )
 from graderctl.models.trials import Trial
 from graderctl.normalize import normalize_doi, normalize_url
-from graderctl.parsing import PARSER, ParserIdentity, parse_report
+from graderctl.parsing import (
+    PARSER,
+    ParsedCitation,
+    ParsedClaim,
+    ParsedReport,
+    ParsedSource,
+    ParserIdentity,
+    parse_report,
+)
 
 if TYPE_CHECKING:
     from graderctl.plugin import Corpus
@@ -57,7 +65,8 @@ CITATION_CHECKS = frozenset({Check.source_existence, Check.claim_support})
 
 # ViewSource, ViewCitation, ViewClaim and ReportView are never changed once made: msgspec Structs (frozen,
 # and untracked by the cyclic garbage collector: none is ever part of a cycle), several times cheaper to make
-# than a dataclass, and a report view makes one per claim, citation and source of every trial
+# than a dataclass. A text report's view holds the parser's own claims, citations and sources (report_units
+# reads them as they are): only the claims and sources of structured reports are made here
 
 
 class ViewSource(msgspec.Struct, frozen=True, gc=False):
@@ -91,25 +100,59 @@ class ViewClaim(msgspec.Struct, frozen=True, gc=False):
     span: tuple[int, int] | None = None
 
 
+#: A source the report lists: a structured one, or the parser's own (a :class:`ParsedSource`, whose ``text``
+#: is its entry as the report lists it: nothing of it was captured, as a parsed :class:`ViewSource` would say)
+AnySource = ViewSource | ParsedSource
+
+#: A citation as the units are built from it: the view's, or the parser's own (a text report's; it stands for
+#: the view citation of its source id, quote and marker, with no URL, DOI or title of its own)
+AnyCitation = ViewCitation | ParsedCitation
+
+
 class ReportView(msgspec.Struct, frozen=True, gc=False):
     """The claims and sources every check's units are built from."""
 
     origin: Literal["structured", "text", "empty"]
-    claims: tuple[ViewClaim, ...]
-    sources: dict[str, ViewSource]
-    #: Sentences that state something and cite nothing, with their span; for structured reports, the claims
-    #: without citations (span ``None``). (As the units document shows them: ``trial_units`` lists them.)
-    uncited: tuple[data.UncitedClaim, ...]
+    sources: dict[str, AnySource]
     #: The parser that read ``report.text`` (``None`` for structured reports).
     parser: ParserIdentity | None
+    #: What the parser found in ``report.text`` (text reports): its claims are the view's (ids ``c1``,
+    #: ``c2``, ...) unless ``own_claims`` is set.
+    parsed: ParsedReport | None = None
+    #: The claims when they are not the parser's as it gives them: a structured report's, or a text report's
+    #: whose citations may point to the sources the report lists in ``sources`` (see :func:`report_view`).
+    own_claims: tuple[ViewClaim, ...] | None = None
+
+    @property
+    def claims(self) -> tuple[ViewClaim, ...]:
+        """The claims as :class:`ViewClaim` (a text report's are made at each use: the units are built from
+        the parser's claims themselves)."""
+        if self.own_claims is not None:
+            return self.own_claims
+        return _view_claims(self.parsed, ()) if self.parsed is not None else ()
+
+    @property
+    def uncited(self) -> list[data.UncitedClaim]:
+        """Sentences that state something and cite nothing, with their span; for structured reports, the
+        claims without citations (span ``None``). As the units document shows them (made at each use)."""
+        if self.parsed is not None:
+            return [data.UncitedClaim(u.text, (u.start, u.end)) for u in self.parsed.uncited]
+        return [data.UncitedClaim(c.text, None) for c in self._claims() if not c.citations]
+
+    def _claims(self) -> Sequence[ViewClaim | ParsedClaim]:
+        if self.own_claims is not None:
+            return self.own_claims
+        return self.parsed.claims if self.parsed is not None else ()
 
     @property
     def cited_claims(self) -> int:
-        return sum(1 for c in self.claims if c.citations)
+        return sum(1 for c in self._claims() if c.citations)
 
     @property
     def uncited_claims(self) -> int:
-        return len(self.uncited)
+        if self.parsed is not None:
+            return len(self.parsed.uncited)
+        return sum(1 for c in self._claims() if not c.citations)
 
     @property
     def missing(self) -> list[tuple[str, str]]:
@@ -130,34 +173,18 @@ def _structured_aliases(n: str) -> tuple[str, ...]:
 _TEXT_CLAIM_IDS = tuple(f"c{i}" for i in range(1, 513))
 
 
-def report_view(trial: Trial) -> ReportView:
-    """Read a trial's report once: structured claims win; else the parsed text."""
-    report = trial.report
-    structured = {
-        s.id: ViewSource(s.id, s.url, s.doi, s.title, s.text, None, "structured") for s in report.sources
-    }
-    text = report.text
-    if report.claims or not text or text.isspace():  # not text.strip(), without copying the text
-        claims = tuple(
-            ViewClaim(
-                c.id,
-                c.text,
-                tuple(ViewCitation(x.source_id, x.url, x.doi, x.title, x.quote, None) for x in c.citations),
-            )
-            for c in report.claims
-        )
-        uncited = tuple([data.UncitedClaim(c.text, None) for c in report.claims if not c.citations])
-        return ReportView("structured" if report.claims else "empty", claims, structured, uncited, None)
-    parsed = parse_report(text)
-    sources: dict[str, ViewSource] = dict(structured)
-    for s in parsed.sources:
-        if s.id in structured:
-            continue
-        sources[s.id] = ViewSource(s.id, s.url, s.doi, s.title, None, s.marker, s.origin)
+def _text_claim_id(index: int) -> str:
+    """The id of a parsed report's claim ``index`` (from 0)."""
+    return _TEXT_CLAIM_IDS[index] if index < 512 else f"c{index + 1}"
+
+
+def _view_claims(parsed: ParsedReport, structured: Collection[str]) -> tuple[ViewClaim, ...]:
+    """A parsed report's claims as :class:`ViewClaim`; a citation whose marker points to no source the text
+    lists, but whose number names one of the ``structured`` source ids (``[2]``: ``2``, ``s2``, ``ref2``,
+    ...), points to that one."""
     view_claims: list[ViewClaim] = []
     #: the parser gives the claims one citation object per marker, source and quote: so does the view
     made: dict[int, ViewCitation] = {}
-    ids = _TEXT_CLAIM_IDS
     for i, claim in enumerate(parsed.claims):
         cits: list[ViewCitation] = []
         for c in claim.citations:
@@ -170,10 +197,37 @@ def report_view(trial: Trial) -> ReportView:
                         sid = next((a for a in _structured_aliases(digits) if a in structured), None)
                 view_cit = made[id(c)] = ViewCitation(sid, None, None, None, c.quote, c.marker)
             cits.append(view_cit)
-        cid = ids[i] if i < 512 else f"c{i + 1}"
-        view_claims.append(ViewClaim(cid, claim.text, tuple(cits), (claim.start, claim.end)))
-    uncited = tuple([data.UncitedClaim(u.text, (u.start, u.end)) for u in parsed.uncited])
-    return ReportView("text", tuple(view_claims), sources, uncited, PARSER)
+        view_claims.append(ViewClaim(_text_claim_id(i), claim.text, tuple(cits), (claim.start, claim.end)))
+    return tuple(view_claims)
+
+
+def report_view(trial: Trial) -> ReportView:
+    """Read a trial's report once: structured claims win; else the parsed text."""
+    report = trial.report
+    structured: dict[str, AnySource] = {
+        s.id: ViewSource(s.id, s.url, s.doi, s.title, s.text, None, "structured") for s in report.sources
+    }
+    text = report.text
+    if report.claims or not text or text.isspace():  # not text.strip(), without copying the text
+        claims = tuple(
+            ViewClaim(
+                c.id,
+                c.text,
+                tuple(ViewCitation(x.source_id, x.url, x.doi, x.title, x.quote, None) for x in c.citations),
+            )
+            for c in report.claims
+        )
+        return ReportView("structured" if report.claims else "empty", structured, None, None, claims)
+    parsed = parse_report(text)
+    # the structured sources first, and they win for the same id
+    sources: dict[str, AnySource] = {
+        **structured,
+        **{s.id: s for s in parsed.sources if s.id not in structured},
+    }
+    # with listed sources, a marker may point to one of them: the claims are then made as the view's
+    return ReportView(
+        "text", sources, PARSER, parsed, _view_claims(parsed, structured) if structured else None
+    )
 
 
 # --- units ------------------------------------------------------------------------------------------------
@@ -198,7 +252,7 @@ def _missing_reason(cit: ViewCitation) -> str:
 
 
 def _citation_input(
-    cit: ViewCitation, source: ViewSource | None
+    cit: ViewCitation, source: AnySource | None
 ) -> tuple[data.SourceExistenceInput | None, str | None]:
     """A citation's ``source_existence`` input, or why it has none (the unit fails without grading).
     ``source``: the listed source it points to (``None``: none)."""
@@ -222,7 +276,7 @@ def _citation_input(
     return data.SourceExistenceInput(citation), None
 
 
-def _corpus_document(source: ViewSource | ViewCitation, corpus: Corpus | None) -> CorpusDocument | None:
+def _corpus_document(source: AnySource | ViewCitation, corpus: Corpus | None) -> CorpusDocument | None:
     if corpus is None:
         return None
     doc = None
@@ -241,12 +295,12 @@ def _corpus_document(source: ViewSource | ViewCitation, corpus: Corpus | None) -
 
 
 def _evidence(
-    cit: ViewCitation, index: int, source: ViewSource | None, corpus: Corpus | None, no_text: str
+    cit: ViewCitation, index: int, source: AnySource | None, corpus: Corpus | None, no_text: str
 ) -> tuple[str, data.Evidence] | str:
     """What a citation gives its claim's ``claim_support`` unit: evidence (with the key that tells it apart
     from the claim's other evidence), or, as a string, why it gives none. ``source``: the listed source it
     points to (``None``: none)."""
-    target: ViewSource | ViewCitation | None
+    target: AnySource | ViewCitation | None
     if cit.source_id is not None or cit.marker is not None:
         target = source
         name = cit.marker or cit.source_id or f"citation #{index}"
@@ -258,30 +312,37 @@ def _evidence(
     doc = _corpus_document(target, corpus) if corpus is not None else None
     if doc is not None:
         return doc.id, data.Evidence(doc.id, None)
-    text = target.text if isinstance(target, ViewSource) else None
+    text = target.text if isinstance(target, ViewSource) else None  # captured (structured sources only)
     if text and text.strip():
         return "text:" + text, data.Evidence(None, text)
     return name + no_text
 
 
+#: Why a claim has no evidence to be checked against, before what it cites.
+_NO_EVIDENCE = "no evidence to check the claim against: cites "
+
 #: What one citation gives (a plain tuple: a NamedTuple's ``__new__`` is a Python function, made for every
-#: citation): how the units document shows it; what its ``source_existence`` unit's id ends with (after
+#: citation): how the units document shows it, and the list of it alone (a claim citing only it shows that
+#: list: such claims share it); what its ``source_existence`` unit's id ends with (after
 #: ``citation:<claim>/``); its ``source_existence`` input, or why there is none; what it gives its claim's
-#: ``claim_support`` unit (see :func:`_evidence`); its marker if it points to no listed source, else None.
+#: ``claim_support`` unit (see :func:`_evidence`), and, when that is no evidence, the failure of a claim that
+#: cites only it; its marker if it points to no listed source, else None.
 _Given = tuple[
     data.UnitsCitation,
+    list[data.UnitsCitation],
     str,
     data.SourceExistenceInput | None,
     str | None,
     tuple[str, data.Evidence] | str,
     str | None,
+    str | None,
 ]
 
 
 def _given(
-    cit: ViewCitation,
+    cit: AnyCitation,
     index: int,
-    sources: dict[str, ViewSource],
+    sources: dict[str, AnySource],
     shown_sources: dict[str, data.UnitsSource],
     corpus: Corpus | None,
     no_text: str,
@@ -289,38 +350,49 @@ def _given(
     sid = cit.source_id
     marker = cit.marker
     source = sources.get(sid) if sid is not None else None
-    if source is not None:
-        listed = shown_sources[sid]  # type: ignore[index]  # sid is not None: it found a source
-        shown = data.UnitsCitation(marker, sid, listed.url, listed.doi, listed.title, cit.quote, False)
-    else:  # a citation of no listed source (missing), or a structured citation that names its own URL or DOI
-        shown = data.UnitsCitation(
-            marker,
-            sid if marker is None else None,
-            cit.url,
-            normalize_doi(cit.doi) if cit.doi else None,
-            cit.title,
-            cit.quote,
-            sid is not None or marker is not None,
-        )
     gives: tuple[str, data.Evidence] | str
     se_input: data.SourceExistenceInput | None
     se_failure: str | None
-    if source is not None and corpus is None and not source.text and (source.url or source.doi):
-        # the common case (a parsed report's listed source, no corpus): what _citation_input and _evidence
-        # give for it, without the calls (a source with a URL or DOI exists if it can be found; with no corpus
-        # and no captured text there is no evidence)
+    if (
+        source is not None
+        and corpus is None
+        and (source.url or source.doi)
+        and (type(source) is ParsedSource or not source.text)
+    ):
+        # the common case (a parsed report's listed source, no corpus): what the general path below gives
+        # for it, without the calls (a source with a URL or DOI exists if it can be found; with no corpus
+        # and no captured text, which a parser's source never has, there is no evidence)
+        listed = shown_sources[sid]  # type: ignore[index]  # sid is not None: it found a source
+        shown = data.UnitsCitation(marker, sid, listed.url, listed.doi, listed.title, cit.quote, False)
         citation = data.Citation(None, source.url, source.doi, source.title, cit.quote)
         se_input, se_failure = data.SourceExistenceInput(citation), None
         gives = (marker or sid or f"citation #{index}") + no_text
     else:
+        if not isinstance(cit, ViewCitation):  # the parser's: as the view citation it stands for
+            cit = ViewCitation(sid, None, None, None, cit.quote, marker)
+        if source is not None:
+            listed = shown_sources[sid]  # type: ignore[index]  # sid is not None: it found a source
+            shown = data.UnitsCitation(marker, sid, listed.url, listed.doi, listed.title, cit.quote, False)
+        else:  # a citation of no listed source (missing), or a structured citation that names its URL or DOI
+            shown = data.UnitsCitation(
+                marker,
+                sid if marker is None else None,
+                cit.url,
+                normalize_doi(cit.doi) if cit.doi else None,
+                cit.title,
+                cit.quote,
+                sid is not None or marker is not None,
+            )
         se_input, se_failure = _citation_input(cit, source)
         gives = _evidence(cit, index, source, corpus, no_text)
     return (
         shown,
+        [shown],
         sid or marker or f"#{index}",
         se_input,
         se_failure,
         gives,
+        _NO_EVIDENCE + gives if isinstance(gives, str) else None,
         marker if source is None else None,
     )
 
@@ -338,32 +410,25 @@ class ReportUnits(NamedTuple):
     citation_units: list[data.CheckUnit]
     #: ``claim_support``: one unit per claim (``claim:<id>``).
     claim_units: list[data.CheckUnit]
+    #: How many of the claims cite at least one source.
+    cited: int
 
 
-#: The unit id prefixes of the claims ``c1``, ``c2``, ... (every parsed report's claim ids): made once
-_CLAIM_UNIT_IDS = {cid: (f"citation:{cid}/", f"claim:{cid}") for cid in _TEXT_CLAIM_IDS}
+def _claim_keys(cid: str) -> tuple[str, str, str]:
+    """A claim's id, the prefix of its ``source_existence`` unit ids, its ``claim_support`` unit id."""
+    return cid, f"citation:{cid}/", f"claim:{cid}"
 
 
-def _one_citation_claim_unit(
-    claim_uid: str, text: str, gives: tuple[str, data.Evidence] | str, failures: dict[str, str]
-) -> data.CheckUnit:
-    """The ``claim_support`` unit of a claim with one citation: graded on what the citation gives, or failing
-    without grading when it gives no evidence (``gives`` is then what it cites; each reason is made once, in
-    ``failures``)."""
-    if isinstance(gives, str):
-        reason = failures.get(gives)
-        if reason is None:
-            reason = failures[gives] = "no evidence to check the claim against: cites " + gives
-        return data.CheckUnit(claim_uid, None, reason)
-    return data.CheckUnit(claim_uid, data.ClaimSupportInput(text, [gives[1]]), None)
+#: The keys of the claims ``c1``, ``c2``, ... (every parsed report's claim ids): made once
+_TEXT_CLAIM_KEYS = tuple(_claim_keys(cid) for cid in _TEXT_CLAIM_IDS)
 
 
 def report_units(view: ReportView, corpus: Corpus | None) -> ReportUnits:
     """The ``source_existence`` and ``claim_support`` units of a report (inputs as the Structs of
     :mod:`graderctl.models.units_data`: printed by ``units``, and the pydantic inputs ``score`` grades are
     validated from them), with its claims, sources and missing sources as the units document shows them.
-    What a citation gives is worked out once per citation object (the view shares one object among the
-    claims for each marker, source and quote), and then shared."""
+    What a citation gives is worked out once per citation object (the parser, and so the view, shares one
+    object among the claims for each marker, source and quote), and then shared."""
     sources = view.sources
     shown_sources = {
         sid: data.UnitsSource(
@@ -381,25 +446,31 @@ def report_units(view: ReportView, corpus: Corpus | None) -> ReportUnits:
         " (" + ("no corpus given" if corpus is None else "not in the corpus") + ", and the agent captured no "
         "text of it)"
     )
-    #: what each citation object gives, by its id (the view makes one object per marker, source and quote)
+    rows: Iterable[tuple[tuple[str, str, str], ViewClaim | ParsedClaim, tuple[int, int] | None]]
+    own = view.own_claims
+    if own is not None:
+        rows = zip([_claim_keys(c.id) for c in own], own, [c.span for c in own], strict=True)
+    else:  # a text report's claims as the parser gives them, with their ids (see ReportView.claims)
+        found = view.parsed.claims if view.parsed is not None else ()
+        keys = _TEXT_CLAIM_KEYS
+        if len(found) > len(keys):
+            keys = (*keys, *(_claim_keys(_text_claim_id(i)) for i in range(len(keys), len(found))))
+        rows = zip(keys, found, [(c.start, c.end) for c in found], strict=False)  # keys: as many or more
+    #: what each citation object gives, by its id
     known: dict[int, _Given] = {}
     used: dict[str, int] = {}
     claims: list[data.UnitsClaim] = []
     missing: list[data.MissingSource] = []
     citation_units: list[data.CheckUnit] = []
     claim_units: list[data.CheckUnit] = []
-    #: the failure of a claim_support unit whose one citation gives no evidence, by what the citation gives
-    failures: dict[str, str] = {}
+    uncited = 0
     CheckUnit, MissingSource, ClaimSupportInput = data.CheckUnit, data.MissingSource, data.ClaimSupportInput
     UnitsClaim = data.UnitsClaim
     #: a parsed report's claim ids (c1, c2, ...) are all different (and have no "/"): a unit id can then only
     #: repeat within a claim
     unique_ids = view.origin == "text"
-    for claim in view.claims:
-        cid = claim.id
-        keys = _CLAIM_UNIT_IDS.get(cid)
-        prefix, claim_uid = keys if keys is not None else (f"citation:{cid}/", f"claim:{cid}")
-        cits = claim.citations
+    for (cid, prefix, claim_uid), claim, span in rows:
+        cits: Sequence[AnyCitation] = claim.citations
         if unique_ids and len(cits) == 1:
             # the common case: what the loop below does for a claim's one citation, without the lists of
             # what its citations give and without looking for its unit id among those given before (none can
@@ -410,15 +481,18 @@ def report_units(view: ReportView, corpus: Corpus | None) -> ReportUnits:
                 given = _given(cit, 1, sources, shown_sources, corpus, no_text)
                 if cit.marker or cit.source_id:
                     known[id(cit)] = given
-            shown_cit, unit, se_input, se_failure, gives, marker_missing = given
+            _, alone, unit, se_input, se_failure, gives, no_evidence, marker_missing = given
             if marker_missing is not None:
                 missing.append(MissingSource(cid, marker_missing))
             citation_units.append(CheckUnit(prefix + unit, se_input, se_failure))
-            claims.append(UnitsClaim(cid, claim.text, claim.span, [shown_cit]))
-            claim_units.append(_one_citation_claim_unit(claim_uid, claim.text, gives, failures))
+            claims.append(UnitsClaim(cid, claim.text, span, alone))
+            if isinstance(gives, str):
+                claim_units.append(CheckUnit(claim_uid, None, no_evidence))
+            else:
+                claim_units.append(CheckUnit(claim_uid, ClaimSupportInput(claim.text, [gives[1]]), None))
             continue
         shown: list[data.UnitsCitation] = []
-        gave: list[tuple[str, data.Evidence] | str] = []
+        gave: list[_Given] = []
         index = 0  # the citation's place in the claim (counted: an enumerate per claim costs twice as much)
         for cit in cits:
             index += 1  # noqa: SIM113
@@ -427,9 +501,9 @@ def report_units(view: ReportView, corpus: Corpus | None) -> ReportUnits:
                 given = _given(cit, index, sources, shown_sources, corpus, no_text)
                 if cit.marker or cit.source_id:  # what it gives does not depend on where it is in the claim
                     known[id(cit)] = given
-            shown_cit, unit, se_input, se_failure, gives, marker_missing = given
+            shown_cit, _, unit, se_input, se_failure, _, _, marker_missing = given
             shown.append(shown_cit)
-            gave.append(gives)
+            gave.append(given)
             if marker_missing is not None:
                 missing.append(MissingSource(cid, marker_missing))
             uid = prefix + unit
@@ -439,11 +513,9 @@ def report_units(view: ReportView, corpus: Corpus | None) -> ReportUnits:
             else:
                 used[uid] = 1
             citation_units.append(CheckUnit(uid, se_input, se_failure))
-        claims.append(UnitsClaim(cid, claim.text, claim.span, shown))
-        if len(gave) == 1:
-            claim_units.append(_one_citation_claim_unit(claim_uid, claim.text, gave[0], failures))
-            continue
+        claims.append(UnitsClaim(cid, claim.text, span, shown))
         if not gave:
+            uncited += 1
             claim_units.append(
                 CheckUnit(claim_uid, None, "the claim cites no source, so nothing supports it")
             )
@@ -451,7 +523,8 @@ def report_units(view: ReportView, corpus: Corpus | None) -> ReportUnits:
         evidence: list[data.Evidence] = []
         seen: set[str] = set()
         unresolved: list[str] = []
-        for gives in gave:
+        for given in gave:
+            gives = given[5]
             if isinstance(gives, str):
                 unresolved.append(gives)
             elif gives[0] not in seen:
@@ -460,9 +533,8 @@ def report_units(view: ReportView, corpus: Corpus | None) -> ReportUnits:
         if evidence:
             claim_units.append(CheckUnit(claim_uid, ClaimSupportInput(claim.text, evidence), None))
         else:
-            reason = "no evidence to check the claim against: cites " + "; ".join(unresolved)
-            claim_units.append(CheckUnit(claim_uid, None, reason))
-    return ReportUnits(claims, shown_sources, missing, citation_units, claim_units)
+            claim_units.append(CheckUnit(claim_uid, None, _NO_EVIDENCE + "; ".join(unresolved)))
+    return ReportUnits(claims, shown_sources, missing, citation_units, claim_units, len(claims) - uncited)
 
 
 def _as_model(model: type[M], payload: data.UnitInput) -> M:
@@ -547,9 +619,14 @@ def _coverage_plan(trial: Trial) -> list[data.CheckUnit] | None:
 
 def trial_units(trial: Trial, corpus: Corpus | None) -> data.TrialUnits:
     """Exactly what each check would grade in ``trial`` (the units ``score`` builds), without grading."""
+    return _trial_row(trial, corpus)[0]
+
+
+def _trial_row(trial: Trial, corpus: Corpus | None) -> tuple[data.TrialUnits, int]:
+    """:func:`trial_units`, and how many of the trial's claims cite a source."""
     view = report_view(trial)
     units = report_units(view, corpus)
-    return data.TrialUnits(
+    row = data.TrialUnits(
         trial.task_id,
         trial.trial_id,
         view.origin,
@@ -557,7 +634,7 @@ def trial_units(trial: Trial, corpus: Corpus | None) -> data.TrialUnits:
         trial.task.requires_citations,
         units.claims,
         list(units.sources.values()),
-        list(view.uncited),
+        view.uncited,
         units.missing,
         data.UnitsChecks(
             _check_units(units.citation_units, Check.source_existence, trial),
@@ -565,6 +642,7 @@ def trial_units(trial: Trial, corpus: Corpus | None) -> data.TrialUnits:
             _check_units(_coverage_plan(trial), Check.coverage, trial),
         ),
     )
+    return row, units.cited
 
 
 class _Totals:
@@ -587,7 +665,8 @@ class _Totals:
         self.trials = self.from_text = self.structured = self.empty = 0
         self.claims = self.cited = self.citations = self.uncited = self.missing = self.no_citations = 0
 
-    def add(self, row: data.TrialUnits) -> None:
+    def add(self, row: data.TrialUnits, cited: int) -> None:
+        """Count ``row``, whose claims cite a source ``cited`` times (its units are built counting them)."""
         self.trials += 1
         origin = row.units_from
         if origin == "text":
@@ -596,16 +675,13 @@ class _Totals:
             self.structured += 1
         elif origin == "empty":
             self.empty += 1
-        claims = row.claims
-        self.claims += len(claims)
-        for claim in claims:
-            n = len(claim.citations)
-            if n:
-                self.cited += 1
-                self.citations += n
+        self.claims += len(row.claims)
+        self.cited += cited
+        citations = row.checks.source_existence.units  # one unit per citation
+        self.citations += len(citations)
         self.uncited += len(row.uncited_claims)
         self.missing += len(row.missing_sources)
-        if row.requires_citations and not row.checks.source_existence.units:
+        if row.requires_citations and not citations:
             self.no_citations += 1
 
     def summary(self) -> data.UnitsSummary:
@@ -639,8 +715,8 @@ def units_document(
     rows: list[data.TrialUnits] = []
     keep = rows.append if row_sink is None else row_sink
     for trial in trials:
-        row = trial_units(trial, corpus)
-        totals.add(row)
+        row, cited = _trial_row(trial, corpus)
+        totals.add(row, cited)
         keep(row)
     return data.UnitsDocument(
         1, "units", trials_file, corpus_file, parser_info(PARSER), totals.summary(), rows
