@@ -190,6 +190,8 @@ _ENTRY_ENDS = [
     " Accessed at ",
     ", accessed May 3, 2025, (IEA) ",
     " (2019), accessed May 3, 2025. URL:",
+    " 2019(AB) ",
+    " (OECD) 2021(IEA)",
 ]
 
 
@@ -207,20 +209,37 @@ def test_a_source_is_made_as_the_dataclass_makes_it() -> None:
         assert made == plain and hash(made) == hash(plain) and repr(made) == repr(plain)
 
 
+def _reference_add(sources: R._Sources, source: R.ParsedSource) -> str:
+    """``_Sources.add`` as it was."""
+    if source.id in sources.by_id:
+        return source.id
+    sources.by_id[source.id] = source
+    if source.doi and source.doi not in sources.by_doi:
+        sources.by_doi[source.doi] = source.id
+    if source.url:
+        sources.by_raw.setdefault(source.url, source.id)
+        if source.origin != "inline":
+            sources.listed_urls.append((source.url, source.id))
+    return source.id
+
+
 def test_entries_of_a_list_equal_the_reference() -> None:
     """The entries of one list share the _Sources of the report (and so what _accessed_off kept for their
-    ends): random entries ending alike, a list at a time."""
+    ends): random entries ending alike, a list at a time, each added as it was."""
     rng = random.Random(22)
     starts = _texts(_ENTRY_PIECES, 3000, seed=23, longest=8)
     for k in range(0, len(starts), 6):
         fast_sources, plain_sources = R._Sources(), R._Sources()
         for i, start in enumerate(starts[k : k + 6], start=1):
             text = start + rng.choice(_ENTRY_ENDS) + rng.choice(_ENTRY_LINKS)
-            fast = R._entry_source(R._Entry(None, "", text, "list"), fast_sources, i)
-            plain = _reference_entry_source(R._Entry(None, "", text, "list"), plain_sources, i)
+            entry_id = rng.choice([None, None, "1", "2"])  # (an id again: add keeps the first)
+            fast = R._entry_source(R._Entry(entry_id, "", text, "list"), fast_sources, i)
+            plain = _reference_entry_source(R._Entry(entry_id, "", text, "list"), plain_sources, i)
             assert fast == plain, text
             assert type(fast) is R.ParsedSource and hash(fast) == hash(plain), text
-        assert fast_sources.by_author == plain_sources.by_author, starts[k : k + 6]
+            assert fast_sources.add(fast) == _reference_add(plain_sources, plain)
+        for name in ("by_id", "by_doi", "by_raw", "listed_urls", "by_author"):
+            assert getattr(fast_sources, name) == getattr(plain_sources, name), (name, starts[k : k + 6])
         assert fast_sources.has_author_entries == plain_sources.has_author_entries, starts[k : k + 6]
 
 

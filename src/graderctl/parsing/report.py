@@ -647,18 +647,20 @@ class _Sources:
     accessed_cuts: dict[str, str] = field(default_factory=dict)
 
     def add(self, source: ParsedSource) -> str:
-        if source.id in self.by_id:
-            return source.id
-        self.by_id[source.id] = source
-        if source.doi and source.doi not in self.by_doi:
-            self.by_doi[source.doi] = source.id
-        if source.url:
-            self.by_raw.setdefault(source.url, source.id)
+        sid, url, doi = source.id, source.url, source.doi  # (each field read once)
+        by_id = self.by_id
+        if sid in by_id:
+            return sid
+        by_id[sid] = source
+        if doi and doi not in self.by_doi:
+            self.by_doi[doi] = sid
+        if url:
+            self.by_raw.setdefault(url, sid)
             if source.origin != "inline":
                 # listed sources are matched by normalised URL (computed when first needed); inline links
                 # only by their spelling (normalising every inline URL is costly)
-                self.listed_urls.append((source.url, source.id))
-        return source.id
+                self.listed_urls.append((url, sid))
+        return sid
 
     def find(self, url: str | None, doi: str | None) -> str | None:
         if doi and doi in self.by_doi:
@@ -807,7 +809,10 @@ def _entry_source(entry: _Entry, sources: _Sources, ordinal: int) -> ParsedSourc
         return source
     before = year.start() + 8
     if body.find("(", 0, before) != -1:  # _ACRONYM opens with "("
-        names.update(a.lower() for a in _ACRONYM.findall(body[:before]))
+        # (endpos: the pattern then sees the text end there, as in body[:before]; it looks at nothing around)
+        acronyms = _ACRONYM.findall(body, 0, before)
+        if acronyms:
+            names.update(a.lower() for a in acronyms)
     kept = [n for n in names if n not in _NOT_AUTHORS]
     if kept:
         # the year as written (its digits and any letter: the whole match), and its digits
@@ -941,7 +946,7 @@ def _region_entries(lines: list[str], origin: str = "list") -> list[_Entry]:
             continue
         m = _ENTRY.match(line)
         assert m is not None  # the pattern matches every line
-        bullet, b, p, n, c, d, body = m.group("bullet", "b", "p", "n", "c", "d", "body")
+        bullet, b, p, n, c, d, body = m.groups()  # (every group of the pattern, in this order)
         ident, marker = _entry_id(b, p, n, c, d)
         body = body.strip()
         if not body and ident is None:
