@@ -20,7 +20,6 @@ import math
 import os
 import re
 import stat
-import tomllib
 import types
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -714,6 +713,8 @@ _TOML_END = re.compile(r"\s*\(at end of document\)")
 
 def read_toml(path: Path, shown: str) -> tuple[dict[str, Any], str]:
     """Parse a TOML file; a syntax error becomes a located problem. Returns the data and the text."""
+    import tomllib  # imported here: a run that reads no TOML file (units, score) does not load the parser
+
     data = read_bytes(path, shown)
     if data.startswith(BOM):
         data = data[len(BOM) :]
