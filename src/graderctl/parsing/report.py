@@ -1764,9 +1764,9 @@ def _spaces_only(text: str) -> bool:
     return text.isascii() and not any(map(text.__contains__, "\t\r\x0b\x0c\x1c\x1d\x1e\x1f"))
 
 
-#: The second characters of the words :data:`_ATTRIBUTION_LINE` reads (``sOurces``, ``vIa``, ``rEfs``,
-#: ``cItations``, ``fRom``, ``cRedit``, ``dAta``), in both cases.
-_ATTRIBUTION_SECOND = frozenset("oOiIeErRaA")
+#: The first three characters of the words :data:`_ATTRIBUTION_LINE` reads (``sources``, ``via``, ``refs``,
+#: ``citations``, ``cited in``, ``from``, ``credit``, ``data``), in lower case.
+_ATTRIBUTION_OPENINGS = frozenset(("sou", "via", "ref", "cit", "fro", "cre", "dat"))
 
 
 #: What :func:`_read_sentences` says of a sentence: it holds content and is no attribution line; it holds no
@@ -1785,7 +1785,7 @@ def _read_sentences(work: str, spans: list[tuple[int, int]]) -> tuple[list[str],
     not_content = _NOT_CONTENT
     leading = _LEADING_CHARS
     attribution_start = _ATTRIBUTION_START
-    second = _ATTRIBUTION_SECOND
+    openings = _ATTRIBUTION_OPENINGS
     attribution_line = _ATTRIBUTION_LINE.match
     cleaned: list[str] = []
     kinds: list[int] = []
@@ -1808,12 +1808,12 @@ def _read_sentences(work: str, spans: list[tuple[int, int]]) -> tuple[list[str],
         # content: a character that is not in _NOT_CONTENT (the first one, mostly; "" is in every string)
         if not (first not in not_content or said.strip(not_content)):
             kinds.append(_EMPTY)
-        # an attribution line starts with one of its words (optionally after "(" or "["): its first two
-        # characters are looked at before the pattern (a character outside ASCII may match a letter in
-        # any case)
+        # an attribution line starts with one of its words (optionally after "(" or "["): its first three
+        # characters are looked at before the pattern (in ASCII the pattern's IGNORECASE is lower(); a
+        # character outside ASCII may match a letter in any case: the pattern decides then)
         elif (
             first in attribution_start
-            and (said[1:2] in second or first in "([" or not said[1:2].isascii())
+            and (said[:3].lower() in openings or first in "([" or not said[1:3].isascii())
             and attribution_line(said) is not None
             and len(said.split()) <= 25
         ):
@@ -1996,12 +1996,12 @@ def parse_report(text: str) -> ParsedReport:
         work = _tidy_blanks(work, cites)
 
     # the blanked source list at the end is no sentence: leave it out of the split (spans are unchanged)
-    spans = sentence_spans(work[: len(work.rstrip())])
+    spans = sentence_spans(work.rstrip())  # (the text up to its last non-blank: one copy, not two)
     cleaned, kinds = _read_sentences(work, spans)
     starts = list(map(_first, spans))
     n_spans = len(spans)
-    # the citations of each sentence (None: none)
-    owners: list[list[_Cite] | None] = [None] * n_spans
+    # the citations of each sentence (None: none; one is kept as it is, without a list of its own)
+    owners: list[_Cite | list[_Cite] | None] = [None] * n_spans
     # the sentence of a citation depends only on its span: the citations of one marker share it
     last_start = last_end = last_idx = -1
     for cite in cites:
@@ -2030,7 +2030,9 @@ def parse_report(text: str) -> ParsedReport:
         if idx >= 0:
             mine = owners[idx]
             if mine is None:
-                owners[idx] = [cite]
+                owners[idx] = cite
+            elif isinstance(mine, _Cite):
+                owners[idx] = [mine, cite]
             else:
                 mine.append(cite)
 
@@ -2060,8 +2062,8 @@ def parse_report(text: str) -> ParsedReport:
             continue
         if kind == _ATTRIBUTION and a != first_start:
             continue  # its citations went to the sentence before (only the first sentence keeps them)
-        if len(mine) == 1 and not has_quotes:  # the common case of the loop below
-            only = mine[0]
+        if isinstance(mine, _Cite) and not has_quotes:  # one citation, no quote: the common case below
+            only = mine
             pair = (only.marker, only.source_id)
             single = alone.get(pair)
             if single is None:
@@ -2081,6 +2083,8 @@ def parse_report(text: str) -> ParsedReport:
             claim.__class__ = claim_class
             claims.append(claim)
             continue
+        if isinstance(mine, _Cite):
+            mine = [mine]
         mine.sort(key=_start_of)
         quotes = _assign_quotes(work, a, mine) if has_quotes else [None] * len(mine)
         citations: list[ParsedCitation] = []
