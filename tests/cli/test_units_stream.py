@@ -11,7 +11,7 @@ import os
 import resource
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +20,6 @@ import pytest
 from graderctl.cli import _state, app
 from graderctl.errors import ExitCode
 from graderctl.render.units import UnitsJsonWriter
-from graderctl.services import units as units_service
 
 REPO = Path(__file__).resolve().parents[2]
 PREVIOUS = b'{"an earlier line": true}\n'
@@ -90,6 +89,22 @@ def _into_file(
     return code, path.read_bytes()
 
 
+def _each_row(monkeypatch: pytest.MonkeyPatch, hook: Callable[[int], None]) -> None:
+    """Call ``hook(i)`` as trial ``i``'s row, just made by the service's unit builder, is handed to the JSON
+    writer (the row sink: every row passes there, however the service's own functions are named; an exception
+    there ends ``list_units`` as one from the builder does), and write each row at once (not 256 KiB at a
+    time)."""
+    write_row = UnitsJsonWriter.__call__
+    count = itertools.count()
+
+    def call(self: UnitsJsonWriter, row: Any) -> None:
+        hook(next(count))
+        write_row(self, row)
+
+    monkeypatch.setattr(UnitsJsonWriter, "__call__", call)
+    monkeypatch.setattr(UnitsJsonWriter, "BATCH", 1)
+
+
 @pytest.mark.parametrize("how", [">", ">>", "+"])
 def test_regular_file_gets_the_same_document_written_trial_by_trial(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path, how: str
@@ -102,14 +117,7 @@ def test_regular_file_gets_the_same_document_written_trial_by_trial(
     before = b"" if how == ">" else PREVIOUS
     out.write_bytes(PREVIOUS)
     sizes: list[int] = []
-    made = units_service.trial_units
-
-    def spy(trial: Any, corpus: Any) -> Any:
-        sizes.append(out.stat().st_size)
-        return made(trial, corpus)
-
-    monkeypatch.setattr(units_service, "trial_units", spy)
-    monkeypatch.setattr(UnitsJsonWriter, "BATCH", 1)  # each trial written once made (else 256 KiB at a time)
+    _each_row(monkeypatch, lambda i: sizes.append(out.stat().st_size))
     code, got = _into_file(monkeypatch, out, how, tmp_path, *args)
     assert code == 0
     assert got == before + want
@@ -136,20 +144,16 @@ def test_the_head_is_made_room_for_in_small_steps(
 def _fail_on(
     monkeypatch: pytest.MonkeyPatch, n: int, exc: BaseException, watch: Path | None = None
 ) -> list[int]:
-    """Make the unit builder raise ``exc`` on trial ``n`` (from 0); returns the size ``watch`` had then."""
-    made = units_service.trial_units
-    calls = iter(range(10**9))
+    """Make the making of trial ``n``'s row (from 0) raise ``exc``; returns the size ``watch`` had then."""
     seen: list[int] = []
 
-    def fail(trial: Any, corpus: Any) -> Any:
-        if next(calls) == n:
+    def fail(i: int) -> None:
+        if i == n:
             if watch is not None:
                 seen.append(watch.stat().st_size)
             raise exc
-        return made(trial, corpus)
 
-    monkeypatch.setattr(units_service, "trial_units", fail)
-    monkeypatch.setattr(UnitsJsonWriter, "BATCH", 1)  # each trial written once made
+    _each_row(monkeypatch, fail)
     return seen
 
 
