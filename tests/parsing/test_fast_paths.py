@@ -5,6 +5,7 @@ matter to it. Seeded, a few thousand cases each, well under a second."""
 from __future__ import annotations
 
 import random
+from bisect import bisect_right
 
 import pytest
 
@@ -545,3 +546,65 @@ def test_states_something_reads_only_the_opening() -> None:
         text = " ".join(text.split())  # a cleaned sentence: stripped, single-spaced
         if text:
             assert R._states_something(text) == _plain_states_something(text), text
+
+
+def _plain_owners(
+    work: str, spans: list[tuple[int, int]], kinds: list[int], cites: list[R._Cite]
+) -> list[list[int] | None]:
+    """:func:`graderctl.parsing.report._owners` as first written (a bisection for each citation, the loops
+    over the kinds always run, a list for each sentence), as the ids of the citations."""
+    starts = [a for a, _ in spans]
+    n_spans = len(spans)
+    owners: list[list[int] | None] = [None] * n_spans
+    last_start = last_end = last_idx = -1
+    for cite in cites:
+        start = cite.start
+        if start == last_start and cite.end == last_end:
+            idx = last_idx
+        else:
+            idx = bisect_right(starts, start) - 1
+            if idx < 0:
+                idx = 0 if spans else -1
+            elif (
+                idx + 1 < n_spans
+                and start >= spans[idx][1]
+                and "\n" in work[spans[idx][1] : start]
+                and not work[cite.end : spans[idx + 1][0]].strip()
+            ):
+                idx += 1
+            while idx > 0 and kinds[idx] != R._PLAIN:
+                idx -= 1
+            while idx < n_spans - 1 and kinds[idx] == R._EMPTY:
+                idx += 1
+            last_start, last_end, last_idx = start, cite.end, idx
+        if idx >= 0:
+            owners[idx] = (owners[idx] or []) + [id(cite)]
+    return owners
+
+
+def test_citations_placed_stepping_on_equal_the_plain_bisection() -> None:
+    """_owners steps from sentence to sentence while the citations come in order (a bisection when one does
+    not) and skips the loops over the kinds when every sentence is plain: the same sentences."""
+    rng = random.Random(31)
+    kinds_to_pick = [R._PLAIN, R._PLAIN, R._EMPTY, R._ATTRIBUTION]
+    for _ in range(6000):
+        n = rng.randint(0, 60)
+        work = "".join(rng.choice("ab .\n") for _ in range(n))
+        cuts = sorted(rng.sample(range(n + 1), min(n + 1, 2 * rng.randint(0, 6))))
+        spans = [(cuts[i], cuts[i + 1]) for i in range(0, len(cuts) - 1, 2) if cuts[i] < cuts[i + 1]]
+        every_plain = rng.random() < 0.5
+        kinds = [R._PLAIN if every_plain else rng.choice(kinds_to_pick) for _ in spans]
+        cites: list[R._Cite] = []
+        for _ in range(rng.randint(0, 8)):
+            start = rng.randint(0, n)
+            end = min(n, start + rng.randint(0, 5))
+            cites.append(R._Cite(start, end, "[1]", "1"))
+            if rng.random() < 0.3:  # a marker of two citations
+                cites.append(R._Cite(start, end, "[2]", None))
+        if rng.random() < 0.7:  # in order, mostly
+            cites.sort(key=lambda c: c.start)
+        fast = [
+            None if o is None else [id(o)] if isinstance(o, R._Cite) else [id(c) for c in o]
+            for o in R._owners(work, spans, kinds, cites)
+        ]
+        assert fast == _plain_owners(work, spans, kinds, cites), (work, spans, kinds, cites)

@@ -1789,6 +1789,8 @@ def _read_sentences(work: str, spans: list[tuple[int, int]]) -> tuple[list[str],
     attribution_line = _ATTRIBUTION_LINE.match
     cleaned: list[str] = []
     kinds: list[int] = []
+    keep, say = cleaned.append, kinds.append  # (bound once: they run once a sentence)
+    plain, empty, attribution = _PLAIN, _EMPTY, _ATTRIBUTION
     for a, b in spans:
         said = work[a:b]
         first = said[0]  # (a span is stripped and not empty)
@@ -1804,10 +1806,10 @@ def _read_sentences(work: str, spans: list[tuple[int, int]]) -> tuple[list[str],
         ):
             said = _clean(said, spaces_only)
             first = said[:1]  # ("" when nothing is left)
-        cleaned.append(said)
+        keep(said)
         # content: a character that is not in _NOT_CONTENT (the first one, mostly; "" is in every string)
         if not (first not in not_content or said.strip(not_content)):
-            kinds.append(_EMPTY)
+            say(empty)
         # an attribution line starts with one of its words (optionally after "(" or "["): its first three
         # characters are looked at before the pattern (in ASCII the pattern's IGNORECASE is lower(); a
         # character outside ASCII may match a letter in any case: the pattern decides then)
@@ -1817,9 +1819,9 @@ def _read_sentences(work: str, spans: list[tuple[int, int]]) -> tuple[list[str],
             and attribution_line(said) is not None
             and len(said.split()) <= 25
         ):
-            kinds.append(_ATTRIBUTION)
+            say(attribution)
         else:
-            kinds.append(_PLAIN)
+            say(plain)
     return cleaned, kinds
 
 
@@ -1887,6 +1889,62 @@ def _assign_quotes(work: str, a: int, cites: list[_Cite]) -> list[str | None]:
         for i in group:
             quotes_of[i].append(quote)
     return [" ... ".join(q) if q else None for q in quotes_of]
+
+
+def _owners(
+    work: str, spans: list[tuple[int, int]], kinds: list[int], cites: list[_Cite]
+) -> list[_Cite | list[_Cite] | None]:
+    """The citations of each sentence of ``spans`` (``None``: none; one is kept as it is, without a list of
+    its own), in the order of ``cites``: a citation belongs to the sentence it stands in or after (a marker
+    opening a line: to the one after it), one after a sentence without content or on an attribution line to
+    the real sentence before."""
+    starts = list(map(_first, spans))
+    n_spans = len(spans)
+    owners: list[_Cite | list[_Cite] | None] = [None] * n_spans
+    # the sentence of a citation depends only on its span: the citations of one marker share it
+    last_start = last_end = last_idx = -1
+    after = 0  # the first sentence that starts after the last citation's start (bisect_right(starts, start))
+    # whether a sentence has no content or is an attribution line (_PLAIN is 0): when none is, the loops
+    # below that move a citation off such a sentence find nothing to do
+    moves = any(kinds)
+    for cite in cites:
+        start = cite.start
+        if start == last_start and cite.end == last_end:
+            idx = last_idx
+        else:
+            if start >= last_start:  # (in order, the common case: step on from the last one)
+                while after < n_spans and starts[after] <= start:
+                    after += 1
+            else:
+                after = bisect_right(starts, start)
+            idx = after - 1
+            if idx < 0:
+                idx = 0 if spans else -1
+            elif (
+                idx + 1 < n_spans
+                and start >= spans[idx][1]
+                and "\n" in work[spans[idx][1] : start]
+                and not work[cite.end : spans[idx + 1][0]].strip()
+            ):
+                # a marker opening a line ("- [2] Fast chargers ...") belongs to the sentence after it
+                idx += 1
+            # a citation standing alone (after the full stop, on an attribution line) belongs to the sentence
+            # before it (one that is real and no attribution line)
+            if moves:
+                while idx > 0 and kinds[idx] != _PLAIN:
+                    idx -= 1
+                while idx < n_spans - 1 and kinds[idx] == _EMPTY:
+                    idx += 1
+            last_start, last_end, last_idx = start, cite.end, idx
+        if idx >= 0:
+            mine = owners[idx]
+            if mine is None:
+                owners[idx] = cite
+            elif isinstance(mine, _Cite):
+                owners[idx] = [mine, cite]
+            else:
+                mine.append(cite)
+    return owners
 
 
 def _source_lists(lines: list[str], sources: _Sources, link_defs: dict[str, str]) -> set[int]:
@@ -1998,44 +2056,8 @@ def parse_report(text: str) -> ParsedReport:
     # the blanked source list at the end is no sentence: leave it out of the split (spans are unchanged)
     spans = sentence_spans(work.rstrip())  # (the text up to its last non-blank: one copy, not two)
     cleaned, kinds = _read_sentences(work, spans)
-    starts = list(map(_first, spans))
-    n_spans = len(spans)
     # the citations of each sentence (None: none; one is kept as it is, without a list of its own)
-    owners: list[_Cite | list[_Cite] | None] = [None] * n_spans
-    # the sentence of a citation depends only on its span: the citations of one marker share it
-    last_start = last_end = last_idx = -1
-    for cite in cites:
-        start = cite.start
-        if start == last_start and cite.end == last_end:
-            idx = last_idx
-        else:
-            idx = bisect_right(starts, start) - 1
-            if idx < 0:
-                idx = 0 if spans else -1
-            elif (
-                idx + 1 < n_spans
-                and start >= spans[idx][1]
-                and "\n" in work[spans[idx][1] : start]
-                and not work[cite.end : spans[idx + 1][0]].strip()
-            ):
-                # a marker opening a line ("- [2] Fast chargers ...") belongs to the sentence after it
-                idx += 1
-            # a citation standing alone (after the full stop, on an attribution line) belongs to the sentence
-            # before it (one that is real and no attribution line)
-            while idx > 0 and kinds[idx] != _PLAIN:
-                idx -= 1
-            while idx < n_spans - 1 and kinds[idx] == _EMPTY:
-                idx += 1
-            last_start, last_end, last_idx = start, cite.end, idx
-        if idx >= 0:
-            mine = owners[idx]
-            if mine is None:
-                owners[idx] = cite
-            elif isinstance(mine, _Cite):
-                owners[idx] = [mine, cite]
-            else:
-                mine.append(cite)
-
+    owners = _owners(work, spans, kinds, cites)
     claims: list[ParsedClaim] = []
     uncited: list[ParsedSentence] = []
     # a text without any quotation mark has no quote in any sentence (_assign_quotes would say so sentence
