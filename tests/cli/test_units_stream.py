@@ -230,3 +230,15 @@ def test_a_write_error_leaves_the_file_as_it_was(tmp_path: Path, cli_trials: lis
     assert done.returncode == ExitCode.INVALID_INPUT
     assert b"file-size limit" in done.stderr
     assert out.read_bytes() == PREVIOUS
+
+
+def test_a_file_opened_for_reading_only_is_not_written(tmp_path: Path, cli_trials: list[str]) -> None:
+    """stdout a file opened read-only (``1< file``): the command cannot write its document, as ever (exit 3),
+    and does not write it through a descriptor of its own either."""
+    out = tmp_path / "units.json"
+    for before in (b"", PREVIOUS):
+        out.write_bytes(before)
+        with out.open("rb") as fh:
+            done = _cli(cli_trials, fh)
+        assert done.returncode == ExitCode.INVALID_INPUT, done.stderr
+        assert out.read_bytes() == before

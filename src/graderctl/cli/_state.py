@@ -199,9 +199,12 @@ def _file_stdout() -> FileDocument | None:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             return None
+        flags = fcntl.fcntl(fd, fcntl.F_GETFL)
+        if flags & os.O_ACCMODE == os.O_RDONLY:  # not ours to write (``1< file``): fails as it always did
+            return None
         sys.stdout.flush()
         info = os.fstat(fd)
-        appends = fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_APPEND
+        appends = flags & os.O_APPEND
         start = info.st_size if appends else os.lseek(fd, 0, os.SEEK_CUR)
         if start != info.st_size:  # bytes after where the document begins (``1<> file``): as before
             return None
