@@ -316,3 +316,19 @@ def test_units_read_from_the_parsers_own_objects_are_those_of_view_claims_and_so
         units = report_units(view, c)
         assert msgspec.to_builtins(units) == msgspec.to_builtins(report_units(made, c))
         assert units.cited == view.cited_claims == len(units.claims)
+
+
+def test_a_parsed_report_of_more_than_512_claims_keeps_numbering_its_claims_and_units() -> None:
+    """report_units keys a parsed report's claims from a table of c1 ... c512 and makes the keys past it:
+    the same units as from the view's claims (whose ids are made one by one)."""
+    from graderctl.services.units import report_units
+
+    text = "".join(f"Sales rose {i}% in {2000 + i % 20} [{i % 3 + 1}].\n" for i in range(600))
+    text += "\nSources:\n1. https://a.org/x\n2. https://b.org/y\n3. doi:10.1000/z\n"
+    view = report_view(Trial.model_validate(raw_trial("r1", text)))
+    assert view.parsed is not None and len(view.parsed.claims) == 600
+    units = report_units(view, None)
+    made = report_units(msgspec.structs.replace(view, own_claims=view.claims), None)
+    assert msgspec.to_builtins(units) == msgspec.to_builtins(made)
+    assert [u.id for u in units.claim_units[511:514]] == ["claim:c512", "claim:c513", "claim:c514"]
+    assert units.citation_units[-1].id == "citation:c600/3"
