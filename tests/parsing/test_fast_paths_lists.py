@@ -466,6 +466,17 @@ def test_org_and_label_prechecks_never_skip_a_match() -> None:
     for ch in [*map(chr, range(0x250)), "’", "‘", "–"]:
         allowed = re.fullmatch(rf"[ \t*_&]|{name_char}", ch) is not None
         assert (ch in R._ORG_RUN) == allowed, repr(ch)
+        # _Find.org_run: the same run, then one of _ORG_LAST
+        for last in [".", ",", "(", ")", "x", ""]:
+            expected = (allowed and last in R._ORG_LAST) or ch in R._ORG_LAST
+            assert (R._Find.org_run.match(ch + last) is not None) == expected, repr(ch + last)
+
+
+def test_org_run_says_what_the_stripped_text_says() -> None:
+    pieces = [*_ENTRY_PIECES, "Rho Motion", ". (2025)", "Smith,", "IEA ("]
+    for text in _texts(pieces, 8000, seed=28, longest=8):
+        expected = text.lstrip(R._ORG_RUN)[:1] in R._ORG_LAST
+        assert (R._Find.org_run.match(text) is not None) == expected, text
 
 
 def test_year_pattern_finds_what_the_entry_year_pattern_finds() -> None:

@@ -299,6 +299,9 @@ class _Find:
     year_four = re.compile(r"(?:1[5-9]|20)\d\d")
     #: The URL of a link in its simplest form, with the ``)`` that closes it (see :func:`_scan_body`).
     link_url = re.compile(r"[^()<>\s]*\)")
+    #: A run of the characters of :data:`_ORG_RUN` and the first character past it, one of :data:`_ORG_LAST`:
+    #: where :data:`_ENTRY_ORG` may match (a match says so without the copy of the text ``lstrip`` makes).
+    org_run = re.compile(r"[ \t*_&'’\-A-Za-zÀ-ÖØ-öø-ÿ]*+[.,(]")
     #: Runs :func:`parse_report` looks for before it blanks them: a literal pattern searches a text about
     #: twice as fast as ``in`` does for a needle of two or three characters (the same answer).
     two_underscores = re.compile("__")
@@ -780,9 +783,8 @@ def _entry_source(entry: _Entry, sources: _Sources, ordinal: int) -> ParsedSourc
         else:  # _may_end_with_url_label, for a text with no blank at its end (split above): one of its words
             may_end_with_label = last in _URL_LABEL_LAST and end[-6:].lower().endswith(_URL_LABEL_ENDS)
         if may_end_with_label:
-            end = _URL_LABEL.sub("", end)
-        cleaned = (cleaned[:cut] + end).strip(" -–—|,;:.")
-        title = cleaned[:300] or None
+            cleaned = cleaned[:cut] + _URL_LABEL.sub("", end)
+        title = cleaned.strip(" -–—|,;:.")[:300] or None
     sid = entry.id or str(ordinal)
     marker = entry.marker or f"[{sid}]"
     source = _source(sid, marker, url, doi, title, body, entry.origin)
@@ -798,7 +800,7 @@ def _entry_source(entry: _Entry, sources: _Sources, ordinal: int) -> ParsedSourc
     # repetition gives way to [.,(]): the name is in names already.
     if body[author.end() : author.end() + 1] in _ORG_LAST and " " not in name and "\t" not in name:
         pass
-    elif body.lstrip(_ORG_RUN)[:1] in _ORG_LAST:
+    elif _Find.org_run.match(body) is not None:  # (body.lstrip(_ORG_RUN)[:1] in _ORG_LAST)
         org = _ENTRY_ORG.match(body)
         if org is not None:
             names.add(" ".join(org.group(1).lower().replace("’", "'").split()))
@@ -1076,7 +1078,7 @@ def _html(text: str) -> str:
         return _pad("[" + m.group(1) + "]", len(m.group()))
 
     def anchor(m: re.Match[str]) -> str:
-        u1, u2, u3, inner = m.group("u1", "u2", "u3", "text")
+        u1, u2, u3, inner = m.groups()  # (every group of the pattern, in this order)
         url = (u1 or u2 or u3 or "").strip()
         if "<" in inner:  # (every match of _HTML_TAG starts with one)
             inner = _HTML_TAG.sub("", inner)
