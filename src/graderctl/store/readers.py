@@ -527,9 +527,11 @@ def _valid_value(model: type[M], value: Any, strict: bool) -> M | None:
     """``value`` validated by ``model`` in Python mode, or ``None`` when it is refused (see
     :func:`iter_jsonl_fast`, ``from_value``)."""
     try:
-        return model.model_validate(value, strict=strict)
+        # (what model_validate runs, without its own Python frame: 0.5 us of the 3.5 a benchmark trial takes)
+        record: M = model.__pydantic_validator__.validate_python(value, strict=strict)
     except ValidationError:
         return None
+    return record
 
 
 def open_binary(path: Path, shown: str) -> BinaryIO:
