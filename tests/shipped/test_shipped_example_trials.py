@@ -17,8 +17,8 @@ from graderctl.normalize import normalize_doi, normalize_url
 from graderctl.plugin import Corpus
 from graderctl.services.score import citation_units, claim_units
 from graderctl.services.validate import validate_paths
+from graderctl.store.corpus import load_corpus
 from graderctl.store.problems import ProblemSink
-from graderctl.store.project import load_corpus
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "research-agent"

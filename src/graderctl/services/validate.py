@@ -19,6 +19,7 @@ from graderctl.models.results import GradedResult
 from graderctl.models.review import ReviewItem
 from graderctl.models.trials import Trial
 from graderctl.models.validation import CheckedFile, ProblemRecord, ValidationReport
+from graderctl.store.corpus import load_corpus
 from graderctl.store.discovery import (
     FILE_TYPES as FILE_TYPES,
 )
@@ -47,7 +48,6 @@ from graderctl.store.project import (
     check_samples_file,
     check_set,
     grader_files,
-    load_corpus,
     load_grader,
     set_folders,
     stray_grader_files,

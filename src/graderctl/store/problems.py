@@ -336,6 +336,19 @@ def problems_from_validation(
     return out
 
 
+def duplicate_id(shown: str, line: int, what: str, ident: str, first: int) -> Problem:
+    """The problem of a ``what`` (sample, document) whose id ``ident`` was first given on line ``first``."""
+    return Problem(
+        file=shown,
+        line=line,
+        pointer="/id",
+        message=f"duplicate {what} id {ident!r}",
+        expected="a unique id",
+        got=f"{ident!r} again (first on line {first})",
+        fix=f"give each {what} its own id",
+    )
+
+
 def note_duplicate_trial(
     seen: dict[tuple[str, str], int], task_id: str, trial_id: str, line: int, shown: str, sink: ProblemSink
 ) -> bool:

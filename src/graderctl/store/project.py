@@ -30,15 +30,15 @@ from graderctl.models.calset import (
 from graderctl.models.grader import GraderSpec, JudgeSpec
 from graderctl.plugin import Corpus, GraderKind, GradingContext, Member, broken_kinds, get_kind, kinds
 from graderctl.store import sample_fast
+from graderctl.store.corpus import load_corpus
 from graderctl.store.fingerprint import SetFingerprinter, grader_fingerprint
 from graderctl.store.layout import CORPUS_NAME, GRADERS_DIR, MANIFEST_NAME, SAMPLES_NAME, SETS_DIR, find_root
-from graderctl.store.problems import ProblemSink, problems_from_validation
+from graderctl.store.problems import ProblemSink, duplicate_id, problems_from_validation
 from graderctl.store.readers import (
     _CHECK_DUPLICATE_KEYS,
     BOM,
     display_path,
     iter_jsonl_fast,
-    iter_jsonl_models,
     paused_gc,
     read_bytes,
     read_toml,
@@ -575,40 +575,6 @@ class SetIndex:
         return self.manifest.check
 
 
-def _duplicate(shown: str, line: int, what: str, ident: str, first: int) -> Problem:
-    return Problem(
-        file=shown,
-        line=line,
-        pointer="/id",
-        message=f"duplicate {what} id {ident!r}",
-        expected="a unique id",
-        got=f"{ident!r} again (first on line {first})",
-        fix=f"give each {what} its own id",
-    )
-
-
-def _read_corpus(
-    path: Path, shown: str, sink: ProblemSink, fp: SetFingerprinter | None
-) -> list[CorpusDocument]:
-    seen: dict[str, int] = {}
-    docs: list[CorpusDocument] = []
-    with paused_gc():
-        for line, doc in iter_jsonl_models(path, CorpusDocument, shown=shown, sink=sink):
-            if doc.id in seen:
-                sink.add(_duplicate(shown, line, "document", doc.id, seen[doc.id]))
-                continue
-            seen[doc.id] = line
-            docs.append(doc)
-            if fp is not None:
-                fp.add_document(doc.model_dump(mode="json", exclude_none=True))
-    return docs
-
-
-def load_corpus(path: Path, *, shown: str, sink: ProblemSink) -> list[CorpusDocument]:
-    """Read a ``corpus.jsonl``: every problem (including duplicate ids) goes to ``sink``."""
-    return _read_corpus(path, shown, sink, None)
-
-
 def _named_sources(sample: Sample) -> Iterable[tuple[str, str]]:
     if isinstance(sample, SourceExistenceSample):
         if sample.input.citation.source_id:
@@ -727,7 +693,7 @@ def _read_samples(
                 sources = _named_sources(sample)
             first = out.lines.get(sid)
             if first is not None:
-                sink.add(_duplicate(shown, line, "sample", sid, first))
+                sink.add(duplicate_id(shown, line, "sample", sid, first))
                 continue
             out.lines[sid] = line
             if corpus_ids is not None:
@@ -819,7 +785,9 @@ def check_samples_file(path: Path, check: Check, *, root: Path | None = None, si
     corpus_path = path.parent / CORPUS_NAME
     corpus_ids: set[str] | None = None
     if corpus_path.is_file() and corpus_path != path:
-        corpus_ids = {d.id for d in _read_corpus(corpus_path, display_path(corpus_path, root), sink, None)}
+        corpus_ids = {
+            d.id for d in load_corpus(corpus_path, shown=display_path(corpus_path, root), sink=sink)
+        }
     read = _read_samples(path, display_path(path, root), check, corpus_ids, sink, None, keep=False)
     return read.n_good + read.n_bad
 
@@ -947,7 +915,7 @@ def _read_set(
     corpus_path = path / CORPUS_NAME
     documents: list[CorpusDocument] = []
     if corpus_path.exists():
-        documents = _read_corpus(corpus_path, display_path(corpus_path, root), sink, fp)
+        documents = load_corpus(corpus_path, shown=display_path(corpus_path, root), sink=sink, fingerprint=fp)
     corpus_ids = {d.id for d in documents}
 
     samples_path = path / SAMPLES_NAME

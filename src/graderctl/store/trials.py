@@ -108,9 +108,9 @@ def read_chunk(fd: int, refs: Sequence[TrialRef]) -> list[bytes]:
 
 
 def read_corpus(path: Path, root: Path) -> Corpus:
-    # imported here: only a run with a corpus needs the plugin API and the project reader
+    # imported here: only a run with a corpus needs the plugin API
     from graderctl.plugin import Corpus
-    from graderctl.store.project import load_corpus
+    from graderctl.store.corpus import load_corpus
 
     shown = display_path(path, root)
     sink = ProblemSink()
