@@ -210,6 +210,11 @@ def test_claims_and_sentences_made_as_plain_objects_are_parsed_ones() -> None:
     )
     assert all(type(c) is R.ParsedClaim for c in parsed.claims) and parsed.claims
     assert all(type(s) is R.ParsedSentence for s in parsed.uncited) and parsed.uncited
+    # every slot set, to what the dataclasses would hold (the claim ends with its marker, after the sentence)
+    assert parsed.claims == (
+        R.ParsedClaim("Sales rose by ten percent in 2023.", 0, 37, (R.ParsedCitation("[1]", "1"),)),
+    )
+    assert parsed.uncited == (R.ParsedSentence("Prices fell by half in the last year.", 39, 76),)
 
 
 def test_html_equals_the_plain_substitutions() -> None:

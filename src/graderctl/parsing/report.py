@@ -2069,9 +2069,6 @@ def parse_report(text: str) -> ParsedReport:
     # the one-citation tuple), made once
     made: dict[tuple[str, str | None, str | None], ParsedCitation] = {}
     alone: dict[tuple[str, str | None], tuple[ParsedCitation]] = {}
-    # (typed as what they become once their class is set, below)
-    new_claim = cast(Callable[[str, int, int, tuple[ParsedCitation, ...]], ParsedClaim], _NewClaim)
-    new_sentence = cast(Callable[[str, int, int], ParsedSentence], _NewSentence)
     new_object, claim_class, sentence_class = _new, ParsedClaim, ParsedSentence
     first_start = spans[0][0] if spans else 0
     for (a, b), said, kind, mine in zip(spans, cleaned, kinds, owners, strict=True):
@@ -2079,10 +2076,13 @@ def parse_report(text: str) -> ParsedReport:
             continue
         if mine is None:
             if kind != _ATTRIBUTION and _states_something(said):
-                # _sentence, inline (it runs once an uncited sentence)
-                sentence = new_sentence(said, a, b)
-                sentence.__class__ = sentence_class
-                uncited.append(sentence)
+                # _sentence, inline (it runs once an uncited sentence; the slots set here, not by __init__)
+                sentence: _NewSentence = new_object(_NewSentence)
+                sentence.text = said
+                sentence.start = a
+                sentence.end = b
+                sentence.__class__ = sentence_class  # type: ignore[assignment]
+                uncited.append(sentence)  # type: ignore[arg-type]
             continue
         if kind == _ATTRIBUTION and a != first_start:
             continue  # its citations went to the sentence before (only the first sentence keeps them)
@@ -2101,11 +2101,15 @@ def parse_report(text: str) -> ParsedReport:
                     _cit_source_id(citation, only.source_id)
                     _cit_quote(citation, None)
                 single = alone[pair] = (citation,)
-            # _claim, inline (it runs once a claim)
+            # _claim, inline (it runs once a claim; the slots set here, not by __init__, which costs a call)
             end = only.end
-            claim = new_claim(said, a, b if b >= end else end, single)  # (max(b, end), without the call)
-            claim.__class__ = claim_class
-            claims.append(claim)
+            claim: _NewClaim = new_object(_NewClaim)
+            claim.text = said
+            claim.start = a
+            claim.end = b if b >= end else end  # (max(b, end), without the call)
+            claim.citations = single
+            claim.__class__ = claim_class  # type: ignore[assignment]
+            claims.append(claim)  # type: ignore[arg-type]
             continue
         if isinstance(mine, _Cite):
             mine = [mine]
