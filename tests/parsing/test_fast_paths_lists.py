@@ -472,6 +472,16 @@ def test_org_and_label_prechecks_never_skip_a_match() -> None:
             assert (R._Find.org_run.match(ch + last) is not None) == expected, repr(ch + last)
 
 
+def test_marked_says_what_the_entry_pattern_says() -> None:
+    pieces = [*_LINE_PIECES, "[^1]:", "[1](", "[a b]", "(12)", "(1234)", "12.", "12)", "1234.", "^3 ", "4 - "]
+    pieces += ["- ", "* ", "• ", "-", "\t", "  ", "[", "]", "(", ")", "1", ".", " ", "x", "[^]"]
+    pieces += ["[" + "y" * 40 + "]", "[" + "y" * 41 + "]", "[^" + "y" * 40 + "]"]
+    for text in _texts(pieces, 8000, seed=29, longest=6):
+        m = R._ENTRY.match(text)
+        assert m is not None
+        assert (R._Find.marked.match(text) is not None) == any(m.group("b", "n", "p")), text
+
+
 def test_org_run_says_what_the_stripped_text_says() -> None:
     pieces = [*_ENTRY_PIECES, "Rho Motion", ". (2025)", "Smith,", "IEA ("]
     for text in _texts(pieces, 8000, seed=28, longest=8):
