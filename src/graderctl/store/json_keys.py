@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
-from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -95,12 +93,9 @@ def may_repeat_a_key_of(raw: bytes, value: Any) -> bool:
        ``compact`` is ASCII) equal to ``compact`` (a line ``json.dumps`` wrote with ``\\u`` escapes).
 
     ``value`` is ``raw`` as msgspec reads it (:func:`read_strictly`). Anything else (a value msgspec cannot
-    parse or write) says "maybe". Before them all, for a line with a long text (a trial's report):
-    :func:`_holds_one_text_of`."""
+    parse or write) says "maybe"."""
     if value is UNREAD:
         return True
-    if type(value) is dict and _holds_one_text_of(raw, value):
-        return False
     try:
         again = _encode(value)
         if again == raw:
@@ -117,81 +112,3 @@ def may_repeat_a_key_of(raw: bytes, value: Any) -> bool:
     except _REENCODE_ERRORS:
         return True
     return written != compact
-
-
-#: Proof 0 of :func:`may_repeat_a_key_of` is tried on a line whose longest text has at least this many
-#: characters (on a shorter line re-encoding it all costs no more).
-SPLICE_FROM = 200
-#: A text no line holds, put in place of the longest one; and as both encoders write it.
-_HOLE = "\x00graderctl hole\x00"
-_WRITTEN_HOLE = b'"\\u0000graderctl hole\\u0000"'
-_BACKSLASH = ord("\\")
-#: A ``"`` with no backslash just before it, or two (the proof takes no others for escaped).
-_UNESCAPED_QUOTE = re.compile(rb'"(?:(?<!\\")|(?<=\\\\"))')
-
-
-def _no_default(value: Any) -> Any:
-    raise TypeError(type(value).__name__)
-
-
-def _spaced_writer() -> Callable[[Any], str]:
-    """``json.dumps`` (its layout: ", " and ": ", non-ASCII text escaped), without the encoder it makes at
-    each call (most of its time on a small value): the C encoder, made once, when this Python has it."""
-    make = getattr(json.encoder, "c_make_encoder", None)
-    if make is None:
-        return json.JSONEncoder(check_circular=False).encode
-    escaped = json.encoder.encode_basestring_ascii
-    chunks = make(None, _no_default, escaped, None, ": ", ", ", False, False, True)
-    return lambda value: "".join(chunks(value, 0))
-
-
-_dumps = _spaced_writer()
-
-
-def _longest_text(value: dict[str, Any]) -> tuple[dict[str, Any], str] | None:
-    """The object (``value`` or one directly in it) and key of the longest string among their values (a
-    trial's report text), when it has at least :data:`SPLICE_FROM` characters."""
-    longest, where = SPLICE_FROM - 1, None
-    for key, item in value.items():
-        if type(item) is str:
-            if len(item) > longest:
-                longest, where = len(item), (value, key)
-        elif type(item) is dict:
-            for inner, text in item.items():
-                if type(text) is str and len(text) > longest:
-                    longest, where = len(text), (item, inner)
-    return where
-
-
-def _holds_one_text_of(raw: bytes, value: dict[str, Any]) -> bool:
-    """Proof 0 of :func:`may_repeat_a_key_of`, without writing the long text again: ``True`` only when
-    ``raw`` has no key twice in one object. ``skeleton``, ``value`` with its longest text replaced by
-    :data:`_HOLE`, written in the layout of ``raw`` (as msgspec or as ``json.dumps`` writes), has one key per
-    member kept. When ``raw`` is the bytes of ``skeleton`` before the hole (``head``, ending with the quote
-    that opens it), any bytes in which every ``"`` is escaped (one backslash before it, no backslash before
-    that one) and that do not end with a backslash, then the bytes of ``skeleton`` after the hole (``tail``,
-    beginning with the quote that closes it): reading ``raw`` from its start, ``head`` gives the tokens it
-    gives in ``skeleton``, the string it opens ends exactly where ``tail`` begins, and ``tail`` gives the
-    tokens it gives in ``skeleton``. So ``raw`` has the tokens of ``skeleton`` but the one string's content:
-    as many keys as ``value`` keeps, none dropped."""
-    where = _longest_text(value)
-    if where is None:
-        return False
-    holder, key = where
-    text = holder[key]
-    holder[key] = _HOLE  # (put back below: the skeleton is written from ``value`` itself, not a copy)
-    try:
-        written = _dumps(value).encode() if raw.find(b'": ', 0, 80) >= 0 else _encode(value)
-    except _REENCODE_ERRORS:
-        return False
-    finally:
-        holder[key] = text
-    hole = written.find(_WRITTEN_HOLE)
-    if hole < 0 or written.find(_WRITTEN_HOLE, hole + 1) >= 0:
-        return False  # (a text of the line written like the hole)
-    head, tail = written[: hole + 1], written[hole + len(_WRITTEN_HOLE) - 1 :]
-    start, end = len(head), len(raw) - len(tail)
-    if end < start or raw[end - 1] == _BACKSLASH or not raw.startswith(head) or not raw.endswith(tail):
-        return False
-    quote = raw.find(b'"', start, end)  # (most texts have none: memchr finds that fastest)
-    return quote < 0 or _UNESCAPED_QUOTE.search(raw, quote, end) is None
