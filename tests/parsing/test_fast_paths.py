@@ -608,3 +608,19 @@ def test_citations_placed_stepping_on_equal_the_plain_bisection() -> None:
             for o in R._owners(work, spans, kinds, cites)
         ]
         assert fast == _plain_owners(work, spans, kinds, cites), (work, spans, kinds, cites)
+
+
+# --- blank lines: the pattern tried only where a line can open a match --------------------------------------
+
+
+def test_blank_lines_equal_the_pattern_run_over_the_whole_text() -> None:
+    """_blank_lines tries _BLANK_LINE only at the starts of lines that can open a match; ``sub`` over the
+    whole text is the reference (headings, rules of each kind, table rules, the same marks inside lines)."""
+    pieces = ["\n", "\n", " ", "   ", "\t", "#", "## ", "###### x", "####### x", "-", "---", "- - -", "*"]
+    pieces += ["_"]
+    pieces += ["***", "___", "|", "| --- |", ":---:", "|:--|--:|", "text", " word", ".", "\u00a0", "\r", "\f"]
+    blank = R._BLANK_LINE
+    texts = _texts(pieces, 6000, 41, longest=16)
+    for text in texts:
+        assert R._blank_lines(text) == blank.sub(lambda m: " " * len(m.group()), text), repr(text)
+    assert sum(blank.search(t) is not None for t in texts) > 1000  # a fifth hold a line it blanks
