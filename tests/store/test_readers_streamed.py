@@ -1,4 +1,4 @@
-"""A regular JSON Lines file is read as it goes (``_streamed_json_lines``), other files and given bytes whole
+"""A regular JSON Lines file is read as it goes (``iter_file_lines``), other files and given bytes whole
 (``iter_json_lines``): the two give the same records and the same problems, in the same order, on every file
 (differential test over hostile files: BOM, CRLF, blank and white-space lines, a last line without its end or
 cut short, an empty file, a pretty-printed document, bad UTF-8, NaN, repeated keys, lines longer than the

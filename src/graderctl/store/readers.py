@@ -364,8 +364,8 @@ def duplicate_key_problem(raw: bytes | str, shown: str, line: int | None) -> Pro
 
 def _key_checks() -> types.ModuleType | None:
     """:mod:`graderctl.store.json_keys` when records are checked for duplicate keys (else ``None``): each
-    line is then read once by msgspec, which proves most lines free of repeated keys and of non-finite
-    numbers (the exact checks run on the others)."""
+    line is then read once (:func:`~graderctl.store.json_keys.read_strictly`: the value msgspec reads), which
+    proves most lines free of repeated keys and of non-finite numbers (the exact checks run on the others)."""
     if not _CHECK_DUPLICATE_KEYS.get():
         return None
     from graderctl.store import json_keys
@@ -432,15 +432,18 @@ def iter_jsonl_fast(
     the line is validated by ``model`` as usual (its problems reported the same way). Yields ``(line, record
     or model)``. ``data``: the file's bytes, when the caller has read them.
 
-    ``from_value``: when keys are checked (the line is then read by msgspec anyway), validate that value in
+    ``from_value``: when keys are checked (the line is then read into a value anyway), validate that value in
     Python mode first (about twice as fast as parsing the bytes again); a value refused that way is validated
     from the bytes as usual, so every problem is JSON mode's. Only for a model whose strict Python-mode
     validation of JSON values accepts exactly the values strict JSON mode accepts, with the same result (no
     tuples, enums, dates or bytes, which Python mode refuses and JSON mode reads): :class:`Trial` (tested,
     ``tests/store/test_trial_key_checks.py``)."""
     whole: Callable[[], bytes]
+    lines: Iterator[tuple[int, bytes, bool]]
     if data is None and _regular_file(path):
-        lines = _streamed_json_lines(path, shown, sink)
+        # read as it goes: reading a large file whole first copies it into memory the process must first be
+        # given, page by page (~4 us a line of 6 KB of the 10,000 benchmark trials, against ~1.5 us)
+        lines = ((number, raw, last) for number, _, raw, last in iter_file_lines(path, shown, sink))
         whole = functools.partial(read_bytes, path, shown)  # only for a problem on the first line
     else:
         if data is None:
@@ -497,32 +500,6 @@ def _json_lines_of(data: bytes, shown: str, sink: ProblemSink) -> Iterator[tuple
         yield number, raw, last_line_open and number == total
 
 
-def _streamed_json_lines(path: Path, shown: str, sink: ProblemSink) -> Iterator[tuple[int, bytes, bool]]:
-    """:func:`_json_lines_of` the bytes of the regular file ``path``, read as it goes through a 64 KB buffer
-    (the same lines, numbers and problems): reading a large file whole first copies it into memory the
-    process must first be given, page by page (~4 us a line of 6 KB of the 10,000 benchmark trials, against
-    ~1.5 us read as it goes). Only the last line can have no line end."""
-    try:
-        fh = path.open("rb", buffering=1 << 16)
-    except OSError:
-        read_bytes(path, shown)  # raises the InvalidInputError that says why
-        raise
-    seen = False
-    with fh:
-        for number, line in enumerate(_read_lines(fh, path, shown), start=1):
-            if number == 1 and line.startswith(BOM):
-                line = line[len(BOM) :]
-            last_open = not line.endswith(b"\n")
-            raw = line if last_open else line[:-1]
-            if raw.endswith(b"\r"):
-                raw = raw[:-1]
-            if raw.strip():
-                seen = True
-                yield number, raw, last_open
-    if not seen:
-        sink.add(_empty_file(shown))
-
-
 def _valid_value(model: type[M], value: Any, strict: bool) -> M | None:
     """``value`` validated by ``model`` in Python mode, or ``None`` when it is refused (see
     :func:`iter_jsonl_fast`, ``from_value``)."""
@@ -538,7 +515,7 @@ def open_binary(path: Path, shown: str) -> BinaryIO:
     """``path`` opened for reading bytes; the same :class:`InvalidInputError` as :func:`read_bytes` when it
     cannot be."""
     try:
-        return path.open("rb")
+        return path.open("rb", buffering=1 << 16)  # (a 64 KB buffer: fewer reads of a large file than 8 KB)
     except OSError:
         read_bytes(path, shown)  # raises the InvalidInputError that says why
         raise

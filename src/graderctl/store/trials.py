@@ -36,7 +36,7 @@ def read_trials(path: Path, root: Path) -> list[Trial]:
     shown = display_path(path, root)
     sink = ProblemSink()
     with duplicate_keys_checked():
-        # from_value: each line is read once by msgspec for the key checks; Trial validates that value
+        # from_value: each line is read into a value once for the key checks; Trial validates that value
         rows = read_jsonl_models(path, Trial, shown=shown, sink=sink, from_value=True)
     seen: dict[tuple[str, str], int] = {}
     for line, trial in rows:
