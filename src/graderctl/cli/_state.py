@@ -5,6 +5,8 @@ from __future__ import annotations
 import contextlib
 import errno
 import json
+import os
+import stat
 import sys
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
@@ -28,8 +30,6 @@ JSON_PRINTED = False
 def root() -> Path:
     """The project root: ``--root``, else ``$GRADERCTL_ROOT``, else found upward from the working directory.
     A root given explicitly that is not a folder is an error (exit 3), never silently an empty project."""
-    import os
-
     from graderctl.store.layout import find_root
 
     given = ROOT or os.environ.get("GRADERCTL_ROOT") or None
@@ -127,8 +127,6 @@ class FileDocument:
 
     def finish(self, head: bytes, tail: bytes) -> None:
         """Put ``head`` before the body written and ``tail`` after it; stdout then goes on after them."""
-        import os
-
         start, size = self._start, self._end - self._start
         try:
             _move_up(self._rw, start, size, len(head))
@@ -143,21 +141,15 @@ class FileDocument:
 
     def discard(self) -> None:
         """Cut the file back to where the document began (and stdout's position with it)."""
-        import os
-
         os.ftruncate(self._rw, self._start)
         os.lseek(self._fd, self._start, os.SEEK_SET)
 
     def close(self) -> None:
-        import os
-
         os.close(self._rw)
 
 
 def _write_at(fd: int, data: bytes | bytearray | memoryview, offset: int) -> int:
     """Write all of ``data`` at ``offset`` of the file ``fd``; its length."""
-    import os
-
     done = os.pwrite(fd, data, offset)
     if done < len(data):  # a short write (a signal, the disk filling): the rest, or the error that stopped it
         with memoryview(data) as view:
@@ -169,8 +161,6 @@ def _write_at(fd: int, data: bytes | bytearray | memoryview, offset: int) -> int
 def _move_up(fd: int, start: int, size: int, by: int) -> None:
     """Move the ``size`` bytes at ``start`` of the file ``fd`` ``by`` bytes toward its end, the last piece
     first: a piece is written only over bytes already read (its own, or those of the pieces after it)."""
-    import os
-
     if not size or not by:
         return
     buffer = bytearray(min(MOVE_STEP, size))
@@ -189,8 +179,6 @@ def _file_stdout() -> FileDocument | None:
     """stdout as a :class:`FileDocument` when it is a regular file the document can be written into in pieces
     (the document goes at its end, and a second descriptor of it can be opened: ``/proc/self/fd``, Linux);
     ``None`` otherwise (a pipe, a terminal, a test's text stream)."""
-    import os
-    import stat
 
     try:
         import fcntl
