@@ -197,8 +197,7 @@ def _line_break(text: str, start: int, q: int, spans: list[tuple[int, int]]) -> 
     none)."""
     if start < q:
         spans.append((start, _before_blanks(text, start, q)))
-    m = _BLANKS.match(text, q + 1)  # (it matches everywhere)
-    start = m.end() if m is not None else q + 1
+    start = _past_blanks(text, q + 1)
     q = text.find("\n", start)
     return start, q if q >= 0 else len(text) + 1
 
