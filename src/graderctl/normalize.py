@@ -142,7 +142,7 @@ def _url_key(url: str) -> str:
             return _normalize_url_general(text)
         host, path, query = simple.groups()
     # the same steps as _normalize_url_general, those that can change such a URL
-    host = _HOST_KEYS.get(host) or _host_key(host)
+    host = _host_key(host)
     if path:
         path = (_SLASH_RUN.sub("/", path) if "//" in path else path).rstrip("/")
         # every index page ends in l, m, p or x: the lower-cased copy only for a path that may be one
