@@ -198,9 +198,6 @@ def test_claims_and_sentences_made_as_plain_objects_are_parsed_ones() -> None:
     assert type(claim) is R.ParsedClaim
     assert claim == R.ParsedClaim("Sales rose.", 0, 11, cites)
     assert hash(claim) == hash(R.ParsedClaim("Sales rose.", 0, 11, cites))
-    sentence = R._sentence("Sales rose.", 0, 11)
-    assert type(sentence) is R.ParsedSentence
-    assert sentence == R.ParsedSentence("Sales rose.", 0, 11)
     assert sorted(R._NewClaim.__slots__) == sorted(R.ParsedClaim.__slots__)
     assert sorted(R._NewSentence.__slots__) == sorted(R.ParsedSentence.__slots__)
     # what parse_report makes inline in its loop is the same

@@ -184,26 +184,20 @@ class _NewClaim:
 
 
 class _NewSentence:
-    """A :class:`ParsedSentence` as it is made (see :class:`_NewClaim`)."""
+    """A :class:`ParsedSentence` as it is made (see :class:`_NewClaim`): only in :func:`parse_report`'s loop,
+    which sets its slots itself."""
 
     __slots__ = ("end", "start", "text")
 
-    def __init__(self, text: str, start: int, end: int) -> None:
-        self.text = text
-        self.start = start
-        self.end = end
+    text: str
+    start: int
+    end: int
 
 
 def _claim(text: str, start: int, end: int, citations: tuple[ParsedCitation, ...]) -> ParsedClaim:
     claim = _NewClaim(text, start, end, citations)
     claim.__class__ = ParsedClaim  # type: ignore[assignment]
     return cast(ParsedClaim, claim)
-
-
-def _sentence(text: str, start: int, end: int) -> ParsedSentence:
-    sentence = _NewSentence(text, start, end)
-    sentence.__class__ = ParsedSentence  # type: ignore[assignment]
-    return cast(ParsedSentence, sentence)
 
 
 # --- patterns -------------------------------------------------------------------------------------------
@@ -2108,7 +2102,7 @@ def parse_report(text: str) -> ParsedReport:
             continue
         if mine is None:
             if kind != _ATTRIBUTION and _states_something(said):
-                # _sentence, inline (it runs once an uncited sentence; the slots set here, not by __init__)
+                # (it runs once an uncited sentence: the slots set here, without a call)
                 sentence: _NewSentence = new_object(_NewSentence)
                 sentence.text = said
                 sentence.start = a
